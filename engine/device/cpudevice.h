@@ -1,0 +1,25 @@
+#pragma once
+// A place a replica runs: a oneDNN CPU engine, its stream, and the thread budget of its ops.
+#include <oneapi/dnnl/dnnl.hpp>
+
+namespace trainbench::engine {
+
+class CpuDevice {
+public:
+    // threads = 0 uses every core. oneDNN here runs on OpenMP, so the budget is the OpenMP team size
+    // of the thread that executes this device's primitives.
+    explicit CpuDevice(int threads = 0);
+
+    const dnnl::engine& engine() const { return engine_; }
+    dnnl::stream& stream() { return stream_; }
+    int threads() const { return threads_; }
+    // Applies the thread budget to the calling thread (call on the thread that runs the device).
+    void bindThreads() const;
+
+private:
+    dnnl::engine engine_;
+    dnnl::stream stream_;
+    int threads_;
+};
+
+}  // namespace trainbench::engine

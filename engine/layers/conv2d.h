@@ -1,0 +1,45 @@
+#pragma once
+// 2-D convolution (NCHW, square kernel, stride, symmetric zero padding) on oneDNN. Weights are stored
+// plain [out, in, kh, kw] in the model's parameter buffer; activations travel in whatever blocked
+// layout oneDNN picks as fastest, and the weights are reordered to the kernel's layout each step.
+#include "engine/layers/layer.h"
+#include "engine/layers/layoutconverter.h"
+
+namespace trainbench::engine {
+
+class Conv2D : public Layer {
+public:
+    Conv2D(CpuDevice& device, Dims sampleShape, int64_t filters, int64_t kernel, int64_t stride,
+           int64_t padding, bool bias);
+
+    std::string describe() const override;
+    const char* kind() const override { return "conv2d"; }
+    int64_t paramCount() const override;
+    void bindParams(float* params, float* grads) override;
+    void initParams(Rng& rng) override;
+    Tensor& forward(Tensor& input, bool training) override;
+    Tensor* backward(Tensor& gradOutput) override;
+
+private:
+    struct Plan {
+        dnnl::convolution_forward fwd;
+        dnnl::convolution_backward_data bwdData;
+        dnnl::convolution_backward_weights bwdWeights;
+        dnnl::memory::desc srcMd, weightsMd, bwdDataWeightsMd, diffWeightsMd;
+        Tensor dst;
+        Tensor gradSrc;            // in srcMd layout
+        Tensor weightsFwd, weightsBwd, gradWeightsTmp;  // reordered copies, when layouts differ
+        LayoutConverter inputConv, gradInputConv, weightsFwdConv, weightsBwdConv, gradWeightsConv;
+    };
+    std::unique_ptr<Plan> makePlan(int64_t batch, bool training);
+    Tensor& weightsIn(const dnnl::memory::desc& md, Tensor& buffer, LayoutConverter& conv);
+
+    int64_t inChannels_, filters_, kernel_, stride_, padding_;
+    bool hasBias_;
+    Tensor weights_, bias_, gradWeights_, gradBias_;
+    PlanCache<Plan> plans_;
+    Tensor* lastInput_ = nullptr;
+    Tensor* src_ = nullptr;  // the input in the primitive's layout
+};
+
+}  // namespace trainbench::engine

@@ -1,0 +1,43 @@
+#include "engine/layers/dropout.h"
+
+#include <sstream>
+
+namespace trainbench::engine {
+
+Dropout::Dropout(CpuDevice& device, Dims sampleShape, float rate)
+    : Layer(device, std::move(sampleShape)), rate_(rate) {
+    out_ = in_;
+}
+
+std::string Dropout::describe() const {
+    std::ostringstream s;
+    s << "Dropout(" << rate_ << ")";
+    return s.str();
+}
+
+Tensor& Dropout::forward(Tensor& input, bool training) {
+    if (!training || rate_ <= 0.0f) return input;
+    // Elementwise over the whole buffer, so any (blocked) layout works; padding stays zero.
+    const size_t n = input.desc().get_size() / sizeof(float);
+    if (mask_.size() < n) mask_ = AlignedBuffer(n);
+    Rng rng(stepSeed_);
+    const float keep = 1.0f - rate_, scale = 1.0f / keep;
+    float* m = mask_.data();
+    float* x = input.data();
+    for (size_t i = 0; i < n; ++i) {
+        m[i] = rng.uniform() < keep ? scale : 0.0f;
+        x[i] *= m[i];
+    }
+    return input;
+}
+
+Tensor* Dropout::backward(Tensor& gradOutput) {
+    if (rate_ <= 0.0f) return &gradOutput;
+    const size_t n = gradOutput.desc().get_size() / sizeof(float);
+    float* g = gradOutput.data();
+    const float* m = mask_.data();
+    for (size_t i = 0; i < n; ++i) g[i] *= m[i];
+    return &gradOutput;
+}
+
+}  // namespace trainbench::engine

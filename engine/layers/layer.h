@@ -1,0 +1,82 @@
+#pragma once
+// One step of a model: forward and backward on a batch. Shapes other than the batch are fixed when
+// the layer is built; the oneDNN primitives for each (batch size, training) pair are created on first
+// use and reused after that ("plans").
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "engine/device/cpudevice.h"
+#include "engine/tensor/tensor.h"
+#include "engine/util/rng.h"
+
+namespace trainbench::engine {
+
+class Layer {
+public:
+    // sampleShape: the per-example input shape ({C, H, W} or {features}).
+    Layer(CpuDevice& device, Dims sampleShape) : device_(device), in_(std::move(sampleShape)) {}
+    virtual ~Layer() = default;
+    Layer(const Layer&) = delete;
+    Layer& operator=(const Layer&) = delete;
+
+    virtual std::string describe() const = 0;
+    virtual const char* kind() const = 0;
+    const Dims& inputShape() const { return in_; }
+    const Dims& outputShape() const { return out_; }
+
+    virtual int64_t paramCount() const { return 0; }
+    // Points the layer at its slices of the model's contiguous parameter and gradient buffers.
+    virtual void bindParams(float* /*params*/, float* /*grads*/) {}
+    virtual void initParams(Rng& /*rng*/) {}
+
+    // Runs the layer on a batch; the returned tensor is owned by the layer (or is `input` itself for
+    // in-place layers) and stays valid until the next forward with the same batch size and mode.
+    virtual Tensor& forward(Tensor& input, bool training) = 0;
+    // Given the gradient of the loss w.r.t. the output of the last training forward, writes the
+    // parameter gradients (overwriting) and returns the gradient w.r.t. the input, or nullptr when
+    // the input gradient is not needed (first layer).
+    virtual Tensor* backward(Tensor& gradOutput) = 0;
+
+    // The first layer of a model needs no input gradient: skipping it saves a whole GEMM.
+    void setNeedsInputGrad(bool needs) { needsInputGrad_ = needs; }
+    bool needsInputGrad() const { return needsInputGrad_; }
+    // Seed for per-step randomness (dropout masks).
+    virtual void setStepSeed(uint64_t /*seed*/) {}
+
+protected:
+    static int64_t batchOf(const Tensor& t) { return t.desc().dims()[0]; }
+    Dims batchDims(int64_t batch, const Dims& sample) const {
+        Dims d{batch};
+        d.insert(d.end(), sample.begin(), sample.end());
+        return d;
+    }
+
+    CpuDevice& device_;
+    Dims in_;
+    Dims out_;
+    bool needsInputGrad_ = true;
+};
+
+// Plans keyed by (batch size, training); a layer keeps the plan its last forward used for backward.
+template <typename Plan>
+class PlanCache {
+public:
+    template <typename Make>
+    Plan& get(int64_t batch, bool training, Make&& make) {
+        auto key = std::make_pair(batch, training);
+        auto it = plans_.find(key);
+        if (it == plans_.end()) it = plans_.emplace(key, make()).first;
+        current_ = it->second.get();
+        return *current_;
+    }
+    Plan* current() const { return current_; }
+
+private:
+    std::map<std::pair<int64_t, bool>, std::unique_ptr<Plan>> plans_;
+    Plan* current_ = nullptr;
+};
+
+}  // namespace trainbench::engine

@@ -1,0 +1,28 @@
+#pragma once
+// ReLU on oneDNN's eltwise primitive, in place in both directions: the backward pass needs only the
+// output (x > 0 exactly where relu(x) > 0), so the input buffer can be overwritten.
+#include "engine/layers/layer.h"
+
+namespace trainbench::engine {
+
+class ReLU : public Layer {
+public:
+    ReLU(CpuDevice& device, Dims sampleShape) : Layer(device, std::move(sampleShape)) { out_ = in_; }
+
+    std::string describe() const override { return "ReLU"; }
+    const char* kind() const override { return "relu"; }
+    Tensor& forward(Tensor& input, bool training) override;
+    Tensor* backward(Tensor& gradOutput) override;
+
+private:
+    struct Plan {
+        dnnl::eltwise_forward fwd;
+        dnnl::eltwise_backward bwd;
+    };
+    std::unique_ptr<Plan> makePlan(const dnnl::memory::desc& md, bool training);
+
+    PlanCache<Plan> plans_;
+    Tensor* output_ = nullptr;
+};
+
+}  // namespace trainbench::engine

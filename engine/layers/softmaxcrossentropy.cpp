@@ -1,0 +1,47 @@
+#include "engine/layers/softmaxcrossentropy.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace trainbench::engine {
+
+LossResult SoftmaxCrossEntropy::compute(const Tensor& logits, const int32_t* labels, Tensor* gradLogits) {
+    Dims d = logits.dims();
+    return compute(logits.data(), d[0], d[1], labels, gradLogits ? gradLogits->data() : nullptr);
+}
+
+LossResult SoftmaxCrossEntropy::compute(const float* logits, int64_t n, int64_t classes, const int32_t* labels,
+                                        float* gradLogits) {
+    LossResult r;
+    double total = 0.0;
+    const float invN = 1.0f / static_cast<float>(n);
+    for (int64_t i = 0; i < n; ++i) {
+        const float* z = logits + i * classes;
+        const int32_t y = labels[i];
+        if (y < 0 || y >= classes)
+            throw std::out_of_range("label " + std::to_string(y) + " of example " + std::to_string(i) +
+                                    " is outside [0, " + std::to_string(classes) + ")");
+        int64_t arg = 0;
+        float zmax = z[0];
+        for (int64_t c = 1; c < classes; ++c)
+            if (z[c] > zmax) { zmax = z[c]; arg = c; }
+        if (arg == y) ++r.correct;
+        // log-sum-exp shifted by the max, so no exp overflows.
+        double sum = 0.0;
+        for (int64_t c = 0; c < classes; ++c) sum += std::exp(static_cast<double>(z[c] - zmax));
+        const double logSum = std::log(sum);
+        total += logSum - static_cast<double>(z[y] - zmax);
+        if (gradLogits) {
+            float* g = gradLogits + i * classes;
+            const double inv = 1.0 / sum;
+            for (int64_t c = 0; c < classes; ++c)
+                g[c] = static_cast<float>(std::exp(static_cast<double>(z[c] - zmax)) * inv) * invN;
+            g[y] -= invN;
+        }
+    }
+    r.loss = total / static_cast<double>(n);
+    return r;
+}
+
+}  // namespace trainbench::engine

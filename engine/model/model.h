@@ -1,0 +1,50 @@
+#pragma once
+// A sequential model built from a ModelSpec: the layers, one contiguous parameter buffer and one
+// contiguous gradient buffer (each layer holds views into them), forward and backward over a batch.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/device/cpudevice.h"
+#include "engine/layers/layer.h"
+#include "engine/model/modelspec.h"
+#include "engine/tensor/tensor.h"
+
+namespace trainbench::engine {
+
+class Model {
+public:
+    // sampleShape: per-example input, e.g. {1, 28, 28}. Throws ModelError when the layers do not fit
+    // the input or the last layer does not produce `numClasses` logits.
+    Model(const ModelSpec& spec, const Dims& sampleShape, int64_t numClasses, CpuDevice& device, uint64_t seed);
+
+    int64_t paramCount() const { return paramCount_; }
+    float* params() { return params_.data(); }
+    const float* params() const { return params_.data(); }
+    float* grads() { return grads_.data(); }
+
+    // x: n examples, plain NCHW floats. Returns the logits [n, classes], plain. The pointer must stay
+    // valid until backward().
+    Tensor& forward(float* x, int64_t n, bool training, uint64_t stepSeed = 0);
+    // Back-propagates d(loss)/d(logits) (plain [n, classes]) and fills grads().
+    void backward(Tensor& gradLogits);
+
+    int64_t numClasses() const { return numClasses_; }
+    const Dims& sampleShape() const { return sampleShape_; }
+    const std::vector<std::unique_ptr<Layer>>& layers() const { return layers_; }
+    // One line per layer: kind, output shape, parameter count.
+    std::vector<std::string> summary() const;
+    CpuDevice& device() { return device_; }
+
+private:
+    CpuDevice& device_;
+    Dims sampleShape_;
+    int64_t numClasses_;
+    std::vector<std::unique_ptr<Layer>> layers_;
+    int64_t paramCount_ = 0;
+    AlignedBuffer params_, grads_;
+    Tensor input_;
+};
+
+}  // namespace trainbench::engine

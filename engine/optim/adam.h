@@ -1,0 +1,17 @@
+#pragma once
+// Adam (Kingma & Ba) with PyTorch's formulation: m and v are bias-corrected and epsilon is added to
+// sqrt(v_hat): p -= lr * m_hat / (sqrt(v_hat) + eps). Weight decay is L2 added to the gradient.
+#include "engine/optim/optimizer.h"
+
+namespace trainbench::engine {
+
+class Adam : public Optimizer {
+public:
+    Adam(const OptimizerConfig& config, int64_t paramCount);
+    void step(float* params, const float* grads, int64_t count, int64_t step) override;
+
+private:
+    AlignedBuffer m_, v_;
+};
+
+}  // namespace trainbench::engine

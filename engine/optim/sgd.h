@@ -1,0 +1,18 @@
+#pragma once
+// Stochastic gradient descent with optional (Nesterov) momentum and L2 weight decay, with PyTorch's
+// semantics: g += wd*p; v = mu*v + g (v = g on the first step); p -= lr * (nesterov ? g + mu*v : v).
+#include "engine/optim/optimizer.h"
+
+namespace trainbench::engine {
+
+class SGD : public Optimizer {
+public:
+    SGD(const OptimizerConfig& config, int64_t paramCount);
+    void step(float* params, const float* grads, int64_t count, int64_t step) override;
+
+private:
+    AlignedBuffer velocity_;
+    bool started_ = false;
+};
+
+}  // namespace trainbench::engine

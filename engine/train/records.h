@@ -1,0 +1,47 @@
+#pragma once
+// What the trainer reports: one record per step and per evaluation, and a summary at the end.
+// The run store (profiler) persists these; the CLI prints them.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace trainbench::engine {
+
+struct StepRecord {
+    int64_t step = 0;           // 1-based global step
+    int64_t epoch = 0;          // 0-based epoch the step belongs to
+    double loss = 0.0;          // mean training loss of the batch
+    double step_seconds = 0.0;  // wall time of the step: batch assembly, forward, backward, update
+    double input_seconds = 0.0; // part of step_seconds spent waiting for / assembling the batch
+    int64_t samples = 0;        // examples in the batch
+    double samples_per_second = 0.0;
+    double learning_rate = 0.0;
+    double wall_seconds = 0.0;  // training wall time since start, evaluations excluded
+};
+
+struct EvalRecord {
+    int64_t step = 0;
+    int64_t epoch = 0;
+    std::string split = "test";
+    double loss = 0.0;
+    double accuracy = 0.0;
+    int64_t samples = 0;
+    double eval_seconds = 0.0;  // time the evaluation took
+    double wall_seconds = 0.0;  // training wall time (evaluations excluded) when it was taken
+};
+
+struct RunSummary {
+    int64_t steps = 0;
+    int64_t epochs_completed = 0;
+    double final_loss = 0.0;
+    double final_accuracy = 0.0;       // last test evaluation
+    double best_accuracy = 0.0;
+    std::optional<double> time_to_target;  // training seconds until target reached, if it was
+    std::optional<int64_t> step_at_target;
+    double train_seconds = 0.0;        // training wall time, evaluations excluded
+    double eval_seconds = 0.0;         // total evaluation time
+    double throughput = 0.0;           // training samples/s in steady state (first 20 steps skipped)
+    std::string stop_reason;           // "epochs", "max_steps", "target_accuracy", "stopped"
+};
+
+}  // namespace trainbench::engine

@@ -1,0 +1,28 @@
+#pragma once
+// How a training loop reports progress and learns that it should stop. The CLI prints from it, the
+// run store records from it; the engine knows neither.
+#include <cstdint>
+
+#include "engine/train/records.h"
+
+namespace trainbench::engine {
+
+struct TrainPlan {
+    int64_t steps_per_epoch = 0;
+    int64_t total_steps = 0;       // planned steps (epochs x steps/epoch, capped by max_steps)
+    int64_t train_examples = 0;
+    int64_t test_examples = 0;
+    int64_t param_count = 0;
+};
+
+class TrainObserver {
+public:
+    virtual ~TrainObserver() = default;
+    virtual void onStart(const TrainPlan& /*plan*/) {}
+    virtual void onStep(const StepRecord& /*step*/) {}
+    virtual void onEval(const EvalRecord& /*eval*/) {}
+    // Polled once per step; true ends the run after the current step with stop_reason "stopped".
+    virtual bool stopRequested() { return false; }
+};
+
+}  // namespace trainbench::engine

@@ -1,0 +1,21 @@
+#pragma once
+// Errors the engine raises for bad input. Messages say what was wrong and where
+// (file, byte offset, layer, step) so the CLI can print them as they are.
+#include <stdexcept>
+#include <string>
+
+namespace trainbench::engine {
+
+// Unreadable or malformed data files (IDX headers, truncated gzip streams, ...).
+class DataError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// A model that cannot be built for its input (e.g. a kernel larger than the image).
+class ModelError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+}  // namespace trainbench::engine
