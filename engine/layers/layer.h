@@ -40,7 +40,8 @@ public:
     // the input gradient is not needed (first layer).
     virtual Tensor* backward(Tensor& gradOutput) = 0;
 
-    // The first layer of a model needs no input gradient: skipping it saves a whole GEMM.
+    // The first layer of a model needs no input gradient: skipping it saves a whole GEMM. Set it
+    // before the first forward: plans are built with it.
     void setNeedsInputGrad(bool needs) { needsInputGrad_ = needs; }
     bool needsInputGrad() const { return needsInputGrad_; }
     // Seed for per-step randomness (dropout masks).
@@ -61,14 +62,21 @@ protected:
 };
 
 // Plans keyed by (batch size, training); a layer keeps the plan its last forward used for backward.
+// Layers whose primitives depend on the input's layout pass `fits`: a cached plan built for another
+// layout is rebuilt rather than silently misread.
 template <typename Plan>
 class PlanCache {
 public:
     template <typename Make>
     Plan& get(int64_t batch, bool training, Make&& make) {
+        return get(batch, training, std::forward<Make>(make), [](const Plan&) { return true; });
+    }
+    template <typename Make, typename Fits>
+    Plan& get(int64_t batch, bool training, Make&& make, Fits&& fits) {
         auto key = std::make_pair(batch, training);
         auto it = plans_.find(key);
         if (it == plans_.end()) it = plans_.emplace(key, make()).first;
+        else if (!fits(*it->second)) it->second = make();
         current_ = it->second.get();
         return *current_;
     }

@@ -52,7 +52,8 @@ std::unique_ptr<MaxPool2D::Plan> MaxPool2D::makePlan(const memory::desc& srcMd, 
 
 Tensor& MaxPool2D::forward(Tensor& input, bool training) {
     const int64_t batch = batchOf(input);
-    Plan& p = plans_.get(batch, training, [&] { return makePlan(input.desc(), training); });
+    Plan& p = plans_.get(batch, training, [&] { return makePlan(input.desc(), training); },
+                         [&](const Plan& q) { return q.srcMd == input.desc(); });
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, input.mem()}, {DNNL_ARG_DST, p.dst.mem()}};
     if (training) args.emplace(DNNL_ARG_WORKSPACE, p.workspace);
     p.fwd.execute(device_.stream(), args);

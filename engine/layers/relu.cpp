@@ -9,6 +9,7 @@ constexpr auto kAlg = dnnl::algorithm::eltwise_relu_use_dst_for_bwd;
 std::unique_ptr<ReLU::Plan> ReLU::makePlan(const dnnl::memory::desc& md, bool training) {
     const auto& eng = device_.engine();
     auto p = std::make_unique<Plan>();
+    p->md = md;
     auto kind = training ? dnnl::prop_kind::forward_training : dnnl::prop_kind::forward_inference;
     dnnl::eltwise_forward::primitive_desc fwdPd(dnnl::eltwise_forward::desc(kind, kAlg, md, 0.0f, 0.0f), eng);
     p->fwd = dnnl::eltwise_forward(fwdPd);
@@ -21,7 +22,8 @@ std::unique_ptr<ReLU::Plan> ReLU::makePlan(const dnnl::memory::desc& md, bool tr
 }
 
 Tensor& ReLU::forward(Tensor& input, bool training) {
-    Plan& p = plans_.get(batchOf(input), training, [&] { return makePlan(input.desc(), training); });
+    Plan& p = plans_.get(batchOf(input), training, [&] { return makePlan(input.desc(), training); },
+                         [&](const Plan& q) { return q.md == input.desc(); });
     p.fwd.execute(device_.stream(), {{DNNL_ARG_SRC, input.mem()}, {DNNL_ARG_DST, input.mem()}});
     output_ = &input;
     return input;

@@ -16,6 +16,7 @@ public:
 
 private:
     struct Plan {
+        dnnl::memory::desc md;
         dnnl::eltwise_forward fwd;
         dnnl::eltwise_backward bwd;
     };

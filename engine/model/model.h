@@ -25,7 +25,7 @@ public:
     float* grads() { return grads_.data(); }
 
     // x: n examples, plain NCHW floats. Returns the logits [n, classes], plain. The pointer must stay
-    // valid until backward().
+    // valid until backward(), and x may be overwritten (in-place layers such as ReLU or Dropout first).
     Tensor& forward(float* x, int64_t n, bool training, uint64_t stepSeed = 0);
     // Back-propagates d(loss)/d(logits) (plain [n, classes]) and fills grads().
     void backward(Tensor& gradLogits);
