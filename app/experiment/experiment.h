@@ -1,0 +1,41 @@
+#pragma once
+// An experiment file, parsed and validated: the engine's config structs plus the resolved JSON
+// (every default filled in) that the run store keeps and `trainbench-cli show` prints.
+// The format is documented in docs/experiment-format.md; the schema is in experimentschema.h.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app/experiment/experimenterror.h"
+#include "engine/data/dataconfig.h"
+#include "engine/model/modelspec.h"
+#include "engine/optim/optimizerconfig.h"
+#include "engine/train/trainconfig.h"
+
+namespace trainbench::app {
+
+struct Experiment {
+    std::string name;         // "name", else the file name without ".json"
+    std::string description;
+    std::string source_path;  // absolute path of the file (loadExperimentFile), else the source name
+    engine::DataConfig data;
+    engine::ModelSpec model;  // presets expanded into layers; model.preset keeps the name
+    engine::OptimizerConfig optimizer;
+    engine::TrainConfig train;
+    // The whole configuration with every default filled in, presets kept by name, data paths made
+    // absolute, overrides applied. Parsing it again gives the same experiment.
+    nlohmann::json resolved;
+};
+
+// Reads, validates and converts an experiment file. Relative paths in the file (data.path)
+// resolve against the file's folder; relative paths given in overrides against the current
+// directory. Throws ExperimentError listing every issue (or the OS error if the file is unreadable).
+Experiment loadExperimentFile(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// The same from text. sourceName is used in messages, for the default name (its stem) and as the
+// base for relative paths (its folder; the current directory if it has none).
+Experiment parseExperiment(const std::string& text, const std::string& sourceName,
+                           const std::vector<std::string>& overrides = {});
+
+}  // namespace trainbench::app
