@@ -1,0 +1,189 @@
+// `trainbench-cli runs`, `show` and `export`: reading the run store.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli/commands.h"
+#include "app/cli/exitcodes.h"
+#include "app/cli/texttable.h"
+#include "app/run/progressprinter.h"
+#include "profiler/store/runstore.h"
+#include "profiler/store/storeerror.h"
+
+namespace trainbench::cli {
+
+namespace {
+
+std::string fmt(const char* f, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+std::string pct(const std::optional<double>& v) { return v ? fmt("%.2f%%", 100.0 * *v) : "-"; }
+std::string secs(const std::optional<double>& v) { return v ? fmt("%.1f s", *v) : "-"; }
+std::string num(const std::optional<int64_t>& v) { return v ? std::to_string(*v) : "-"; }
+std::string rate(const std::optional<double>& v) { return v ? fmt("%.0f", *v) : "-"; }
+std::string shortTime(const std::string& iso) { return iso.size() >= 16 ? iso.substr(0, 10) + " " + iso.substr(11, 5) : iso; }
+
+// Opens an existing store; nullopt (with a message printed) when there is none or it is unusable.
+std::optional<profiler::RunStore> openExisting(const std::string& db, int& exitCode, bool emptyIsOk) {
+    if (!std::filesystem::exists(db)) {
+        if (emptyIsOk) {
+            std::printf("no runs yet: %s does not exist (trainbench-cli run experiments/fmnist-mlp.json creates it)\n",
+                        db.c_str());
+            exitCode = kExitOk;
+        } else {
+            std::fprintf(stderr, "no run store at %s\n", db.c_str());
+            exitCode = kExitStore;
+        }
+        return std::nullopt;
+    }
+    try {
+        auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadWrite);
+        if (store.readOnly()) std::fprintf(stderr, "note: %s\n", store.readOnlyReason().c_str());
+        return store;
+    } catch (const profiler::StoreError& e) {
+        std::fprintf(stderr, "run store error: %s\n", e.what());
+        exitCode = kExitStore;
+        return std::nullopt;
+    }
+}
+
+std::optional<profiler::RunRow> findOrComplain(profiler::RunStore& store, const std::string& run, int& exitCode) {
+    auto row = store.findRun(run);
+    if (!row) {
+        std::fprintf(stderr, "no run '%s' in %s (trainbench-cli runs lists them)\n", run.c_str(), store.path().c_str());
+        exitCode = kExitNotFound;
+    }
+    return row;
+}
+
+}  // namespace
+
+int runsCommand(const std::string& db, const std::string& status, int limit) {
+    int code = kExitOk;
+    auto store = openExisting(db, code, /*emptyIsOk=*/true);
+    if (!store) return code;
+    try {
+        if (!status.empty() && !profiler::parseRunStatus(status)) {
+            std::fprintf(stderr, "--status: unknown status '%s' (running, completed, failed, interrupted, stopped)\n",
+                         status.c_str());
+            return kExitUsage;
+        }
+        TextTable t({"ID", "NAME", "STATUS", "MODEL", "BATCH", "THREADS", "STEPS", "ACCURACY", "TIME TO TARGET",
+                     "SAMPLES/S", "STARTED (UTC)"});
+        int shown = 0;
+        for (const auto& r : store->listRuns()) {
+            if (!status.empty() && profiler::runStatusName(r.status) != status) continue;
+            if (limit > 0 && shown >= limit) break;
+            ++shown;
+            std::string ttt = r.time_to_target ? secs(r.time_to_target) + " @" + pct(r.target_accuracy)
+                              : r.target_accuracy ? "not reached" : "-";
+            t.add({std::to_string(r.id.value), r.name, std::string(profiler::runStatusName(r.status)),
+                   r.model.value_or("-"), num(r.global_batch), num(r.threads), num(r.steps), pct(r.final_accuracy),
+                   ttt, rate(r.throughput), shortTime(r.started_at)});
+        }
+        if (shown == 0) {
+            std::printf("no runs%s in %s\n", status.empty() ? "" : (" with status " + status).c_str(), db.c_str());
+            return kExitOk;
+        }
+        t.print(stdout);
+    } catch (const profiler::StoreError& e) {
+        std::fprintf(stderr, "run store error: %s\n", e.what());
+        return kExitStore;
+    }
+    return kExitOk;
+}
+
+int showCommand(const std::string& db, const std::string& run) {
+    int code = kExitOk;
+    auto store = openExisting(db, code, /*emptyIsOk=*/false);
+    if (!store) return code;
+    try {
+        auto r = findOrComplain(*store, run, code);
+        if (!r) return code;
+        std::printf("run %lld  %s\n", static_cast<long long>(r->id.value), r->name.c_str());
+        std::printf("  status          %s%s\n", std::string(profiler::runStatusName(r->status)).c_str(),
+                    r->stop_reason ? (" (" + *r->stop_reason + ")").c_str() : "");
+        if (r->message) std::printf("  message         %s\n", r->message->c_str());
+        std::printf("  experiment      %s\n", r->experiment_file.value_or("-").c_str());
+        std::printf("  model           %s, batch %s, %s thread(s), %s, %s\n", r->model.value_or("-").c_str(),
+                    num(r->global_batch).c_str(), num(r->threads).c_str(), r->strategy.c_str(), r->devices.c_str());
+        std::printf("  host            %s (pid %lld)\n", r->host.c_str(), static_cast<long long>(r->pid));
+        std::printf("  started         %s\n", r->started_at.c_str());
+        std::printf("  ended           %s\n", r->ended_at.value_or("-").c_str());
+        std::printf("  steps           %s (%s epochs complete)\n", num(r->steps).c_str(), num(r->epochs).c_str());
+        std::printf("  test accuracy   %s (best %s)\n", pct(r->final_accuracy).c_str(), pct(r->best_accuracy).c_str());
+        if (r->target_accuracy)
+            std::printf("  time to %-7s %s%s\n", pct(r->target_accuracy).c_str(),
+                        r->time_to_target ? secs(r->time_to_target).c_str() : "not reached",
+                        r->step_at_target ? (" (step " + std::to_string(*r->step_at_target) + ")").c_str() : "");
+        std::printf("  training time   %s, evaluation %s\n", secs(r->train_seconds).c_str(), secs(r->eval_seconds).c_str());
+        std::printf("  throughput      %s samples/s\n", rate(r->throughput).c_str());
+
+        auto evals = store->evals(r->id);
+        std::printf("\nevaluations (%zu)\n", evals.size());
+        if (!evals.empty()) {
+            TextTable t({"STEP", "EPOCH", "TRAIN TIME", "LOSS", "ACCURACY", ""});
+            for (const auto& e : evals) {
+                const int bar = static_cast<int>(std::lround(e.accuracy * 40.0));
+                t.add({std::to_string(e.step), std::to_string(e.epoch + 1), fmt("%.1f s", e.wall_seconds),
+                       fmt("%.4f", e.loss), fmt("%.2f%%", 100.0 * e.accuracy), std::string(static_cast<size_t>(bar), '#')});
+            }
+            t.print(stdout);
+        }
+        std::printf("\nconfig\n%s\n", nlohmann::json::parse(r->config_json).dump(2).c_str());
+    } catch (const profiler::StoreError& e) {
+        std::fprintf(stderr, "run store error: %s\n", e.what());
+        return kExitStore;
+    }
+    return kExitOk;
+}
+
+int exportCommand(const ExportArgs& args) {
+    int code = kExitOk;
+    auto store = openExisting(args.db, code, /*emptyIsOk=*/false);
+    if (!store) return code;
+    try {
+        auto r = findOrComplain(*store, args.run, code);
+        if (!r) return code;
+        std::ostringstream out;
+        out.precision(9);
+        if (args.what == "evals") {
+            out << "step,epoch,split,loss,accuracy,samples,eval_seconds,wall_seconds\n";
+            for (const auto& e : store->evals(r->id))
+                out << e.step << ',' << e.epoch << ',' << e.split << ',' << e.loss << ',' << e.accuracy << ','
+                    << e.samples << ',' << e.eval_seconds << ',' << e.wall_seconds << '\n';
+        } else {
+            out << "step,epoch,loss,step_seconds,input_seconds,samples,samples_per_second,learning_rate,wall_seconds\n";
+            for (const auto& s : store->steps(r->id))
+                out << s.step << ',' << s.epoch << ',' << s.loss << ',' << s.step_seconds << ',' << s.input_seconds << ','
+                    << s.samples << ',' << s.samples_per_second << ',' << s.learning_rate << ',' << s.wall_seconds << '\n';
+        }
+        if (args.output.empty()) {
+            std::cout << out.str();
+        } else {
+            std::ofstream f(args.output, std::ios::binary);
+            f << out.str();
+            f.close();
+            if (!f) {
+                std::fprintf(stderr, "cannot write %s\n", args.output.c_str());
+                return kExitIo;
+            }
+            std::fprintf(stderr, "wrote %s (%s of run %lld)\n", args.output.c_str(), args.what.c_str(),
+                         static_cast<long long>(r->id.value));
+        }
+    } catch (const profiler::StoreError& e) {
+        std::fprintf(stderr, "run store error: %s\n", e.what());
+        return kExitStore;
+    }
+    return kExitOk;
+}
+
+}  // namespace trainbench::cli

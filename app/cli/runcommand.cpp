@@ -1,0 +1,94 @@
+// `trainbench-cli run` and `validate`.
+#include <cstdio>
+#include <unistd.h>
+
+#include "app/cli/commands.h"
+#include "app/cli/exitcodes.h"
+#include "app/cli/stopsignals.h"
+#include "app/experiment/experiment.h"
+#include "app/run/progressprinter.h"
+#include "app/run/runner.h"
+#include "profiler/store/storeerror.h"
+
+namespace trainbench::cli {
+
+namespace {
+void printSummary(const app::RunOutcome& o, const app::Experiment& x, const std::string& db) {
+    const auto& s = o.summary;
+    std::printf("run %lld '%s': %s", static_cast<long long>(o.id.value), x.name.c_str(),
+                std::string(profiler::runStatusName(o.status)).c_str());
+    if (!s.stop_reason.empty() && o.status != profiler::RunStatus::Failed) std::printf(" (%s)", s.stop_reason.c_str());
+    std::printf("\n");
+    if (!o.message.empty()) std::printf("  %s\n", o.message.c_str());
+    if (s.steps > 0) {
+        std::printf("  %lld steps, %lld epoch(s) complete, %s training + %s evaluation\n",
+                    static_cast<long long>(s.steps), static_cast<long long>(s.epochs_completed),
+                    app::ProgressPrinter::formatDuration(s.train_seconds).c_str(),
+                    app::ProgressPrinter::formatDuration(s.eval_seconds).c_str());
+        if (s.best_accuracy > 0)
+            std::printf("  test accuracy %.2f %% (best %.2f %%), last training loss %.4f\n", 100 * s.final_accuracy,
+                        100 * s.best_accuracy, s.final_loss);
+        if (x.train.target_accuracy > 0) {
+            if (s.time_to_target)
+                std::printf("  time to %.2f %%: %.2f s (step %lld)\n", 100 * x.train.target_accuracy, *s.time_to_target,
+                            static_cast<long long>(s.step_at_target.value_or(0)));
+            else
+                std::printf("  target %.2f %% not reached\n", 100 * x.train.target_accuracy);
+        }
+        std::printf("  throughput %.0f samples/s (steady state)\n", s.throughput);
+    }
+    std::printf("  stored in %s   (trainbench-cli show %lld --db %s)\n", db.c_str(), static_cast<long long>(o.id.value),
+                db.c_str());
+}
+}  // namespace
+
+int validateCommand(const std::string& file, const std::vector<std::string>& overrides) {
+    try {
+        app::Experiment x = app::loadExperimentFile(file, overrides);
+        std::printf("%s: valid experiment '%s'\n%s\n", file.c_str(), x.name.c_str(), x.resolved.dump(2).c_str());
+        return kExitOk;
+    } catch (const app::ExperimentError& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return kExitUsage;
+    }
+}
+
+int runCommand(const RunArgs& args, const StopSignals& signals) {
+    app::Experiment experiment;
+    try {
+        experiment = app::loadExperimentFile(args.file, args.overrides);
+    } catch (const app::ExperimentError& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return kExitUsage;
+    }
+    const bool interactive = !args.quiet && isatty(STDERR_FILENO);
+    app::ProgressPrinter progress(stderr, interactive, experiment.train.epochs);
+    app::RunRequest req;
+    req.experiment = experiment;
+    req.dbPath = args.db;
+    req.stop = &signals.requested();
+    if (!args.quiet) {
+        req.observer = &progress;
+        req.log = [](const std::string& m) { std::fprintf(stderr, "%s\n", m.c_str()); };
+    }
+    app::RunOutcome outcome;
+    try {
+        if (!args.quiet) std::fprintf(stderr, "training '%s' -> %s\n", experiment.name.c_str(), args.db.c_str());
+        outcome = app::runExperiment(req);
+    } catch (const profiler::StoreError& e) {
+        progress.finish();
+        std::fprintf(stderr, "run store error: %s\n", e.what());
+        return kExitStore;
+    }
+    progress.finish();
+    if (outcome.status == profiler::RunStatus::Failed)
+        std::fprintf(stderr, "run %lld failed: %s\n", static_cast<long long>(outcome.id.value), outcome.message.c_str());
+    printSummary(outcome, experiment, args.db);
+    switch (outcome.status) {
+        case profiler::RunStatus::Completed: return kExitOk;
+        case profiler::RunStatus::Stopped: return kExitStopped;
+        default: return kExitRunFailed;
+    }
+}
+
+}  // namespace trainbench::cli

@@ -1,0 +1,96 @@
+#include "app/run/runner.h"
+
+#include <exception>
+#include <memory>
+#include <optional>
+
+#include "engine/data/imagedataset.h"
+#include "engine/device/cpudevice.h"
+#include "engine/model/model.h"
+#include "engine/optim/optimizer.h"
+#include "engine/train/trainer.h"
+#include "profiler/store/runwriter.h"
+
+namespace trainbench::app {
+
+namespace {
+
+// Forwards trainer events to the store and to an optional display, and relays stop requests.
+class RecordingObserver : public engine::TrainObserver {
+public:
+    RecordingObserver(profiler::RunWriter& writer, engine::TrainObserver* display, const std::atomic<bool>* stop)
+        : writer_(writer), display_(display), stop_(stop) {}
+    void onStart(const engine::TrainPlan& plan) override {
+        if (display_) display_->onStart(plan);
+    }
+    void onStep(const engine::StepRecord& s) override {
+        writer_.step(s);
+        if (display_) display_->onStep(s);
+    }
+    void onEval(const engine::EvalRecord& e) override {
+        writer_.eval(e);
+        if (display_) display_->onEval(e);
+    }
+    bool stopRequested() override { return stop_ && stop_->load(std::memory_order_relaxed); }
+
+private:
+    profiler::RunWriter& writer_;
+    engine::TrainObserver* display_;
+    const std::atomic<bool>* stop_;
+};
+
+profiler::RunSpec specFor(const Experiment& x, int threads) {
+    profiler::RunSpec spec;
+    spec.name = x.name;
+    if (!x.source_path.empty()) spec.experiment_file = x.source_path;
+    spec.config_json = x.resolved.dump();
+    spec.strategy = "single";
+    spec.devices = "cpu:1";
+    spec.global_batch = x.train.batch_size;
+    spec.threads = threads;
+    spec.dataset = x.data.dataset;
+    spec.model = x.model.preset.empty() ? "custom(" + std::to_string(x.model.layers.size()) + " layers)" : x.model.preset;
+    if (x.train.target_accuracy > 0) spec.target_accuracy = x.train.target_accuracy;
+    return spec;
+}
+
+}  // namespace
+
+RunOutcome runExperiment(const RunRequest& request) {
+    const Experiment& x = request.experiment;
+    auto say = [&](const std::string& m) { if (request.log) request.log(m); };
+    engine::CpuDevice device(x.train.threads);
+    profiler::RunWriter writer(request.dbPath, specFor(x, device.threads()));
+    RunOutcome out;
+    out.id = writer.runId();
+    std::optional<engine::RunSummary> summary;
+    try {
+        engine::ImageDataset train = engine::loadIdxDataset(x.data, /*train=*/true);
+        engine::ImageDataset test = engine::loadIdxDataset(x.data, /*train=*/false);
+        say("data: " + engine::describe(train) + "; test: " + engine::describe(test));
+        const int64_t classes = std::max(train.num_classes, test.num_classes);
+        engine::Model model(x.model, {train.channels, train.height, train.width}, classes, device, x.train.seed);
+        say("model: " + std::to_string(model.paramCount()) + " parameters, " + std::to_string(device.threads()) +
+            " thread(s)");
+        auto optimizer = engine::Optimizer::create(x.optimizer, model.paramCount());
+        engine::Trainer trainer(model, *optimizer, train, test, x.train, x.data);
+        RecordingObserver observer(writer, request.observer, request.stop);
+        summary = trainer.run(observer);
+    } catch (const profiler::StoreError&) {
+        throw;  // the writer already marked what it could; nothing more can be written
+    } catch (const std::exception& e) {
+        out.message = e.what();
+    }
+    if (summary) {
+        out.summary = *summary;
+        out.status = summary->stop_reason == "stopped" ? profiler::RunStatus::Stopped : profiler::RunStatus::Completed;
+        if (out.status == profiler::RunStatus::Stopped) out.message = "stopped by the user after step " +
+                                                                     std::to_string(summary->steps);
+    } else {
+        out.status = profiler::RunStatus::Failed;
+    }
+    writer.finish(out.status, out.summary, out.message);
+    return out;
+}
+
+}  // namespace trainbench::app

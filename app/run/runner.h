@@ -1,0 +1,36 @@
+#pragma once
+// Runs one experiment in this process: loads the data, builds the model, trains, and records every
+// step and evaluation in the run store. `trainbench-cli run` is a thin shell around it.
+#include <atomic>
+#include <functional>
+#include <string>
+
+#include "app/experiment/experiment.h"
+#include "engine/train/records.h"
+#include "engine/train/trainobserver.h"
+#include "profiler/store/runid.h"
+#include "profiler/store/runstatus.h"
+
+namespace trainbench::app {
+
+struct RunRequest {
+    Experiment experiment;
+    std::string dbPath;
+    const std::atomic<bool>* stop = nullptr;   // set (e.g. by SIGINT) to end the run as 'stopped'
+    engine::TrainObserver* observer = nullptr; // optional progress display
+    std::function<void(const std::string&)> log;  // optional: one-line messages before training
+};
+
+struct RunOutcome {
+    profiler::RunId id;
+    profiler::RunStatus status = profiler::RunStatus::Failed;
+    engine::RunSummary summary;
+    std::string message;  // why it failed, when it did
+};
+
+// Throws profiler::StoreError when the store cannot be written at all (no run is created then).
+// Errors after the run row exists (bad data, a model that does not fit) end the run as 'failed'
+// with the message, and are reported in the outcome rather than thrown.
+RunOutcome runExperiment(const RunRequest& request);
+
+}  // namespace trainbench::app

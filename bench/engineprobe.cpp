@@ -1,0 +1,155 @@
+// trainbench-bench: measures, side by side in one process,
+//  * `step-vs-primitives`: a full W1 (fmnist-mlp) training step against the same step's oneDNN
+//    inner-product primitives alone (fwd, bwd-weights, bwd-data of every Dense layer) — the ceiling
+//    for this model on this machine; the ratio says how lean the rest of the step is;
+//  * `roofs`: peak fp32 GFLOP/s of a large oneDNN matmul and STREAM-triad GB/s (the roofline's roofs).
+// Timings alternate A, B, A, B ... and report medians, so machine drift hits both sides alike.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "engine/data/batcher.h"
+#include "engine/data/imagedataset.h"
+#include "engine/device/cpudevice.h"
+#include "engine/layers/dense.h"
+#include "engine/layers/softmaxcrossentropy.h"
+#include "engine/model/model.h"
+#include "engine/optim/optimizer.h"
+
+using namespace trainbench::engine;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+}
+template <typename F>
+double timeIt(F&& f) {
+    auto t0 = Clock::now();
+    f();
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+int stepVsPrimitives(int threads, int rounds, int stepsPerRound) {
+    CpuDevice dev(threads);
+    DataConfig data;
+    ImageDataset train = loadIdxDataset(data, true);
+    const int64_t batch = 128;
+    ModelSpec spec;
+    spec.preset = "mlp";
+    spec.layers = presetLayers("mlp");
+    Model model(spec, {1, 28, 28}, 10, dev, 42);
+    OptimizerConfig oc;
+    auto opt = Optimizer::create(oc, model.paramCount());
+    Batcher batcher(train, batch, true, true, 42);
+    AlignedBuffer x(static_cast<size_t>(batch * 784));
+    std::vector<int32_t> y(batch);
+    Tensor grad(Tensor::plainDesc({batch, 10}), dev.engine());
+    int64_t step = 0;
+    auto fullStep = [&] {
+        if (batcher.next(x.data(), y.data()) == 0) {
+            batcher.startEpoch(batcher.epoch() + 1);
+            batcher.next(x.data(), y.data());
+        }
+        ++step;
+        Tensor& logits = model.forward(x.data(), batch, true);
+        SoftmaxCrossEntropy::compute(logits, y.data(), &grad);
+        model.backward(grad);
+        opt->step(model.params(), model.grads(), model.paramCount(), step);
+    };
+
+    // The same inner-product primitives, standalone: Dense layers of W1's shapes, same flags.
+    AlignedBuffer p(static_cast<size_t>(model.paramCount())), g(static_cast<size_t>(model.paramCount()));
+    std::vector<std::unique_ptr<Dense>> dense;
+    std::vector<Tensor> inputs, gradsOut;
+    int64_t off = 0;
+    for (auto [in, out] : {std::pair<int64_t, int64_t>{784, 512}, {512, 256}, {256, 10}}) {
+        auto d = std::make_unique<Dense>(dev, Dims{in}, out, true);
+        d->setNeedsInputGrad(in != 784);
+        d->bindParams(p.data() + off, g.data() + off);
+        off += d->paramCount();
+        inputs.emplace_back(Tensor::plainDesc({batch, in}), dev.engine());
+        gradsOut.emplace_back(Tensor::plainDesc({batch, out}), dev.engine());
+        dense.push_back(std::move(d));
+    }
+    auto primitivesOnly = [&] {
+        for (size_t i = 0; i < dense.size(); ++i) dense[i]->forward(inputs[i], true);
+        for (size_t i = dense.size(); i-- > 0;) dense[i]->backward(gradsOut[i]);
+    };
+
+    for (int i = 0; i < 30; ++i) { fullStep(); primitivesOnly(); }  // warm up plans and caches
+    std::vector<double> full, prim;
+    for (int r = 0; r < rounds; ++r) {
+        full.push_back(timeIt([&] { for (int i = 0; i < stepsPerRound; ++i) fullStep(); }) / stepsPerRound);
+        prim.push_back(timeIt([&] { for (int i = 0; i < stepsPerRound; ++i) primitivesOnly(); }) / stepsPerRound);
+    }
+    const double f = median(full), q = median(prim);
+    std::printf("W1 step vs its inner-product primitives, %d thread(s), batch %lld, %d rounds x %d steps (medians)\n",
+                threads, static_cast<long long>(batch), rounds, stepsPerRound);
+    std::printf("  full training step        %8.3f ms  (%.0f samples/s)\n", f * 1e3, batch / f);
+    std::printf("  inner-product primitives  %8.3f ms  (%.0f samples/s)\n", q * 1e3, batch / q);
+    std::printf("  ratio step / primitives   %8.3f  (goal <= 1.20)\n", f / q);
+    return 0;
+}
+
+int roofs(int threads, int rounds) {
+    CpuDevice dev(threads);
+    const int64_t n = 2048;
+    dnnl::memory::desc md = Tensor::plainDesc({n, n});
+    Tensor a(md, dev.engine()), b(md, dev.engine()), c(md, dev.engine());
+    std::fill(a.data(), a.data() + n * n, 0.5f);
+    std::fill(b.data(), b.data() + n * n, 0.25f);
+    dnnl::matmul mm(dnnl::matmul::primitive_desc(dnnl::matmul::desc(md, md, md), dev.engine()));
+    auto runMm = [&] {
+        mm.execute(dev.stream(), {{DNNL_ARG_SRC, a.mem()}, {DNNL_ARG_WEIGHTS, b.mem()}, {DNNL_ARG_DST, c.mem()}});
+        dev.stream().wait();
+    };
+    // STREAM triad a = b + s*c over arrays far larger than the caches.
+    const size_t m = size_t{1} << 25;  // 32 Mi floats = 128 MiB per array
+    AlignedBuffer ta(m), tb(m), tc(m);
+    std::fill(tb.data(), tb.data() + m, 1.0f);
+    std::fill(tc.data(), tc.data() + m, 2.0f);
+    auto triad = [&] {
+        float* pa = ta.data();
+        const float* pb = tb.data();
+        const float* pc = tc.data();
+#pragma omp parallel for simd schedule(static) num_threads(threads)
+        for (size_t i = 0; i < m; ++i) pa[i] = pb[i] + 3.0f * pc[i];
+    };
+    runMm();
+    triad();
+    std::vector<double> mmT, trT;
+    for (int r = 0; r < rounds; ++r) {
+        mmT.push_back(timeIt(runMm));
+        trT.push_back(timeIt(triad));
+    }
+    const double gflops = 2.0 * n * n * n / median(mmT) / 1e9;
+    const double gbs = 3.0 * m * sizeof(float) / median(trT) / 1e9;
+    std::printf("machine roofs, %d thread(s): matmul %lldx%lld fp32 %.1f GFLOP/s, STREAM triad %.1f GB/s\n", threads,
+                static_cast<long long>(n), static_cast<long long>(n), gflops, gbs);
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"trainbench-bench: engine micro benchmarks, side by side"};
+    app.require_subcommand(1);
+    int threads = 2, rounds = 15, steps = 50;
+    auto* svp = app.add_subcommand("step-vs-primitives", "W1 training step vs its inner-product primitives alone");
+    svp->add_option("-t,--threads", threads);
+    svp->add_option("-r,--rounds", rounds);
+    svp->add_option("-s,--steps", steps, "steps per round");
+    auto* rf = app.add_subcommand("roofs", "peak matmul GFLOP/s and STREAM-triad GB/s");
+    rf->add_option("-t,--threads", threads);
+    rf->add_option("-r,--rounds", rounds);
+    CLI11_PARSE(app, argc, argv);
+    if (*svp) return stepVsPrimitives(threads, rounds, steps);
+    return roofs(threads, rounds);
+}

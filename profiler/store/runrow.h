@@ -1,0 +1,50 @@
+#pragma once
+// One row of the runs table, every column, as read back from the store. Nullable columns are
+// std::optional. Members are named after their columns; docs/run-store.md gives units and meaning.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "profiler/store/runid.h"
+#include "profiler/store/runstatus.h"
+
+namespace trainbench::profiler {
+
+struct RunRow {
+    RunId id;
+    std::string name;
+    RunStatus status = RunStatus::Running;
+    std::optional<std::string> experiment_file;
+    std::string config_json;                // the full resolved experiment, JSON text
+    std::string strategy;                   // "single", "mirrored", ...
+    std::string devices;                    // "cpu:1", "gpu-v100:8", ...
+    std::optional<int64_t> global_batch;
+    std::optional<int64_t> threads;
+    std::optional<std::string> dataset;
+    std::optional<std::string> model;
+    std::string host;                       // gethostname() of the writing process
+    int64_t pid = 0;
+    std::optional<int64_t> proc_start;      // /proc/<pid>/stat field 22 (clock ticks since boot)
+    std::optional<std::string> boot_id;     // /proc/sys/kernel/random/boot_id
+    std::string started_at;                 // ISO-8601 UTC, "2024-05-01T12:34:56.789Z"
+    std::optional<std::string> ended_at;    // NULL while running and for interrupted runs
+    std::optional<std::string> message;     // last error / stop / interruption message
+
+    // Summary, written by RunWriter::finish (steps also when a run is found interrupted).
+    std::optional<int64_t> steps;
+    std::optional<int64_t> epochs;
+    std::optional<double> final_loss;
+    std::optional<double> final_accuracy;
+    std::optional<double> best_accuracy;
+    std::optional<double> time_to_target;   // training seconds; NULL if the target was not reached
+    std::optional<int64_t> step_at_target;
+    std::optional<double> target_accuracy;  // from the experiment, set when the run starts
+    std::optional<double> train_seconds;
+    std::optional<double> eval_seconds;
+    std::optional<double> throughput;       // samples/s in steady state
+    std::optional<std::string> stop_reason;
+
+    friend bool operator==(const RunRow&, const RunRow&) = default;
+};
+
+}  // namespace trainbench::profiler

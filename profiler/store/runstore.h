@@ -1,0 +1,80 @@
+#pragma once
+// The read side of the run store, plus the few edits a user makes to saved runs (rename, delete).
+// One RunStore per thread: it owns one SQLite connection. Runs are recorded by RunWriter, in the
+// run's own process; docs/run-store.md describes the file.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/train/records.h"
+#include "profiler/store/runid.h"
+#include "profiler/store/runrow.h"
+
+namespace trainbench::profiler {
+
+class Database;
+
+enum class OpenMode {
+    ReadWrite,  // creates the file and its folder, migrates the schema, marks interrupted runs
+    ReadOnly,   // never writes; the file must exist and have the current schema
+};
+
+class RunStore {
+public:
+    // Throws StoreError when the file cannot be opened or is not a run store. A store whose
+    // schema is newer than this binary opens read-only instead (see readOnly()).
+    static RunStore open(const std::string& path, OpenMode mode = OpenMode::ReadWrite);
+
+    ~RunStore();
+    RunStore(RunStore&&) noexcept;
+    RunStore& operator=(RunStore&&) noexcept;
+
+    const std::string& path() const { return path_; }
+    int schemaVersion() const { return schemaVersion_; }
+    static int latestSchemaVersion();
+
+    // True when opened ReadOnly or when the file's schema is newer than this binary; then every
+    // edit throws StoreError with readOnlyReason() as its message.
+    bool readOnly() const { return readOnly_; }
+    std::string readOnlyReason() const { return readOnlyReason_; }
+
+    // All runs, newest first. Runs whose process is gone are reported 'interrupted' (and stored
+    // so when the store is writable).
+    std::vector<RunRow> listRuns();
+
+    // A run by id ("42") or name: digits are tried as an id first, then as a name; a name matches
+    // exactly, and the newest run of that name wins.
+    std::optional<RunRow> findRun(const std::string& idOrName);
+    std::optional<RunRow> run(RunId id);
+
+    // Committed steps in step order; with afterStep, only steps > afterStep (to follow a live run).
+    std::vector<engine::StepRecord> steps(RunId id, int64_t afterStep = 0);
+    // Committed evaluations in the order they were recorded.
+    std::vector<engine::EvalRecord> evals(RunId id);
+
+    // Deletes a run with its steps and evals; false if there is no such run. Throws StoreError
+    // for a run that is still running (its writer would fail on its next batch).
+    bool deleteRun(RunId id);
+    // False if there is no such run. The name must not be empty.
+    bool renameRun(RunId id, const std::string& name);
+
+    // Marks runs of dead processes 'interrupted' (see InterruptDetector); returns how many.
+    // open(ReadWrite) and listRuns() already call it.
+    int markInterruptedRuns();
+
+private:
+    RunStore(std::string path, std::unique_ptr<Database> db);
+    void requireWritable(const char* what) const;
+    void markInterruptedIfWritable();
+    void refreshStatuses(std::vector<RunRow>& rows);
+
+    std::string path_;
+    std::unique_ptr<Database> db_;
+    int schemaVersion_ = 0;
+    bool readOnly_ = false;
+    std::string readOnlyReason_;
+};
+
+}  // namespace trainbench::profiler

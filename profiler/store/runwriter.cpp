@@ -1,0 +1,334 @@
+#include "profiler/store/runwriter.h"
+
+#include <sqlite3.h>
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "profiler/store/database.h"
+#include "profiler/store/processidentity.h"
+#include "profiler/store/schema.h"
+#include "profiler/store/transaction.h"
+
+namespace trainbench::profiler {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A batch that meets SQLITE_BUSY (another writer held the lock for the whole busy timeout) is put
+// back and retried; only this many attempts in a row turn it into an error.
+constexpr int kMaxBusyAttempts = 6;
+
+constexpr std::string_view kNow = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
+
+bool isBusy(const StoreError& error) {
+    return error.sqliteCode() == SQLITE_BUSY || error.sqliteCode() == SQLITE_LOCKED;
+}
+
+// "runs.db: database or disk is full" -> "database or disk is full"
+std::string withoutPath(const std::string& message, const std::string& path) {
+    const std::string prefix = path + ": ";
+    return message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message;
+}
+
+}  // namespace
+
+RunWriter::RunWriter(const std::string& path, const RunSpec& spec, RunWriterOptions options)
+    : path_(path), options_(options) {
+    if (!nlohmann::json::accept(spec.config_json)) {
+        throw std::invalid_argument("RunSpec.config_json is not valid JSON");
+    }
+    if (path_.empty()) throw StoreError("run store path is empty");
+    db_ = std::make_unique<Database>(path_, Database::Access::ReadWrite);
+    // SQLite quietly opens a write-protected file read-only even when asked for read-write.
+    if (sqlite3_db_readonly(db_->handle(), "main") != 0) {
+        throw StoreError(path_ + ": cannot record a run: the file is not writable");
+    }
+    const SchemaState schema = Schema::prepare(*db_, true);
+    if (schema.readOnly) throw StoreError("cannot record a run: " + schema.readOnlyReason);
+    insertRun(spec);
+    thread_ = std::thread([this] { threadMain(); });
+}
+
+RunWriter::~RunWriter() {
+    if (finished_ || !thread_.joinable()) return;
+    try {
+        stop(Final{RunStatus::Failed, std::nullopt,
+                   "the run ended without a final status (its RunWriter was destroyed before "
+                   "finish(), e.g. by an exception in the run process)"});
+    } catch (...) {
+        // Nothing more can be done here; the row stays 'running' until found interrupted.
+    }
+}
+
+void RunWriter::insertRun(const RunSpec& spec) {
+    const ProcessIdentity self = ProcessIdentity::current();
+    // One transaction: a reader either sees the whole row (config, status, identity) or none.
+    Transaction transaction(*db_);
+    Statement& insert = db_->cached(
+        "INSERT INTO runs (name, status, experiment_file, config_json, strategy, devices, "
+        "global_batch, threads, dataset, model, host, pid, proc_start, boot_id, started_at, "
+        "target_accuracy) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+        "?13, " + std::string(kNow) + ", ?14)");
+    insert.bindText(1, std::string_view(spec.name))
+        .bindText(2, spec.experiment_file)
+        .bindText(3, std::string_view(spec.config_json))
+        .bindText(4, std::string_view(spec.strategy))
+        .bindText(5, std::string_view(spec.devices))
+        .bindInt(6, spec.global_batch)
+        .bindInt(7, spec.threads)
+        .bindText(8, spec.dataset)
+        .bindText(9, spec.model)
+        .bindText(10, std::string_view(self.host))
+        .bindInt(11, self.pid)
+        .bindInt(12, self.proc_start)
+        .bindText(13, self.boot_id)
+        .bindDouble(14, spec.target_accuracy);
+    insert.run();
+    runId_ = RunId{db_->lastInsertRowId()};
+    if (spec.name.empty()) {
+        Statement& name = db_->cached("UPDATE runs SET name = 'run-' || id WHERE id = ?1");
+        name.bindInt(1, runId_.value).run();
+    }
+    transaction.commit();
+}
+
+void RunWriter::throwIfFailed() const {
+    if (error_) throw *error_;
+}
+
+void RunWriter::step(const engine::StepRecord& record) {
+    std::unique_lock lock(mutex_);
+    throwIfFailed();
+    if (final_) throw std::logic_error("RunWriter::step() after finish()");
+    if (record.step <= lastStep_) {
+        throw std::invalid_argument("run " + std::to_string(runId_.value) + ": step " +
+                                    std::to_string(record.step) + " recorded after step " +
+                                    std::to_string(lastStep_) + "; step numbers must increase");
+    }
+    lastStep_ = record.step;
+    queue_.steps.push_back(record);
+    ++enqueued_;
+    const bool full = queue_.steps.size() + queue_.evals.size() >= options_.maxQueued;
+    lock.unlock();
+    if (full) wake_.notify_one();
+}
+
+void RunWriter::eval(const engine::EvalRecord& record) {
+    std::unique_lock lock(mutex_);
+    throwIfFailed();
+    if (final_) throw std::logic_error("RunWriter::eval() after finish()");
+    queue_.evals.push_back(record);
+    ++enqueued_;
+    const bool full = queue_.steps.size() + queue_.evals.size() >= options_.maxQueued;
+    lock.unlock();
+    if (full) wake_.notify_one();
+}
+
+void RunWriter::flush() {
+    std::unique_lock lock(mutex_);
+    throwIfFailed();
+    if (final_) return;  // finish() has flushed, or is flushing, everything
+    const uint64_t target = enqueued_;
+    flushWanted_ = true;
+    wake_.notify_one();
+    committed_.wait(lock, [&] { return committedUpTo_ >= target || error_.has_value(); });
+    throwIfFailed();
+}
+
+void RunWriter::finish(RunStatus status, const engine::RunSummary& summary,
+                       const std::string& message) {
+    if (status == RunStatus::Running) {
+        throw std::invalid_argument("RunWriter::finish() needs a final status, not 'running'");
+    }
+    {
+        std::lock_guard lock(mutex_);
+        if (final_) throw std::logic_error("RunWriter::finish() called twice");
+    }
+    stop(Final{status, summary, message});
+}
+
+void RunWriter::stop(Final final) {
+    {
+        std::lock_guard lock(mutex_);
+        final_ = std::move(final);
+    }
+    wake_.notify_one();
+    thread_.join();
+    finished_ = true;
+    std::optional<StoreError> error;
+    {
+        std::lock_guard lock(mutex_);
+        error = error_;
+    }
+    if (error) {
+        markFailedQuietly(withoutPath(error->what(), path_));
+        throw *error;
+    }
+}
+
+std::size_t RunWriter::committedBatches() const {
+    std::lock_guard lock(mutex_);
+    return batches_;
+}
+
+void RunWriter::threadMain() {
+    std::unique_lock lock(mutex_);
+    auto due = Clock::now() + options_.commitInterval;
+    int busyAttempts = 0;
+    while (true) {
+        wake_.wait_until(lock, due, [&] {
+            return final_.has_value() || flushWanted_ ||
+                   queue_.steps.size() + queue_.evals.size() >= options_.maxQueued;
+        });
+        Batch batch;
+        std::swap(batch, queue_);
+        const uint64_t upTo = enqueued_;
+        const std::optional<Final> final = final_;
+        flushWanted_ = false;
+        lock.unlock();
+
+        const bool hasWork = !batch.steps.empty() || !batch.evals.empty() || final;
+        std::optional<StoreError> failure;
+        bool retry = false;
+        if (hasWork) {
+            try {
+                write(batch, final ? &*final : nullptr);
+            } catch (const StoreError& error) {
+                retry = isBusy(error) && ++busyAttempts < kMaxBusyAttempts;
+                if (!retry) failure = error;
+            } catch (const std::exception& error) {
+                failure = StoreError(path_ + ": " + error.what());
+            }
+        }
+
+        lock.lock();
+        due = Clock::now() + options_.commitInterval;
+        if (retry) {
+            // Put the batch back in front of what arrived meanwhile; order matters for steps.
+            batch.steps.insert(batch.steps.end(), queue_.steps.begin(), queue_.steps.end());
+            batch.evals.insert(batch.evals.end(), queue_.evals.begin(), queue_.evals.end());
+            std::swap(batch, queue_);
+            continue;
+        }
+        if (failure) {
+            error_ = std::move(failure);
+            committed_.notify_all();
+            return;
+        }
+        busyAttempts = 0;
+        if (hasWork) ++batches_;
+        committedUpTo_ = upTo;
+        committed_.notify_all();
+        if (final) return;
+    }
+}
+
+void RunWriter::write(const Batch& batch, const Final* final) {
+    try {
+        Transaction transaction(*db_);
+        Statement& insertStep = db_->cached(
+            "INSERT INTO steps (run_id, step, epoch, loss, step_seconds, input_seconds, samples, "
+            "samples_per_second, learning_rate, wall_seconds) "
+            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+        for (const engine::StepRecord& s : batch.steps) {
+            insertStep.bindInt(1, runId_.value)
+                .bindInt(2, s.step)
+                .bindInt(3, s.epoch)
+                .bindDouble(4, s.loss)
+                .bindDouble(5, s.step_seconds)
+                .bindDouble(6, s.input_seconds)
+                .bindInt(7, s.samples)
+                .bindDouble(8, s.samples_per_second)
+                .bindDouble(9, s.learning_rate)
+                .bindDouble(10, s.wall_seconds);
+            insertStep.run();
+        }
+        Statement& insertEval = db_->cached(
+            "INSERT INTO evals (run_id, step, epoch, split, loss, accuracy, samples, "
+            "eval_seconds, wall_seconds) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+        for (const engine::EvalRecord& e : batch.evals) {
+            insertEval.bindInt(1, runId_.value)
+                .bindInt(2, e.step)
+                .bindInt(3, e.epoch)
+                .bindText(4, std::string_view(e.split))
+                .bindDouble(5, e.loss)
+                .bindDouble(6, e.accuracy)
+                .bindInt(7, e.samples)
+                .bindDouble(8, e.eval_seconds)
+                .bindDouble(9, e.wall_seconds);
+            insertEval.run();
+        }
+        if (final != nullptr) {
+            const std::optional<std::string> message =
+                final->message.empty() ? std::nullopt : std::optional(final->message);
+            if (final->summary) {
+                const engine::RunSummary& s = *final->summary;
+                Statement& update = db_->cached(
+                    "UPDATE runs SET status = ?2, ended_at = " + std::string(kNow) +
+                    ", message = ?3, steps = ?4, epochs = ?5, final_loss = ?6, "
+                    "final_accuracy = ?7, best_accuracy = ?8, time_to_target = ?9, "
+                    "step_at_target = ?10, train_seconds = ?11, eval_seconds = ?12, "
+                    "throughput = ?13, stop_reason = ?14 WHERE id = ?1");
+                update.bindInt(1, runId_.value)
+                    .bindText(2, runStatusName(final->status))
+                    .bindText(3, message)
+                    .bindInt(4, s.steps)
+                    .bindInt(5, s.epochs_completed)
+                    .bindDouble(6, s.final_loss)
+                    .bindDouble(7, s.final_accuracy)
+                    .bindDouble(8, s.best_accuracy)
+                    .bindDouble(9, s.time_to_target)
+                    .bindInt(10, s.step_at_target)
+                    .bindDouble(11, s.train_seconds)
+                    .bindDouble(12, s.eval_seconds)
+                    .bindDouble(13, s.throughput)
+                    .bindText(14, s.stop_reason.empty() ? std::nullopt
+                                                        : std::optional(s.stop_reason));
+                update.run();
+            } else {
+                Statement& update = db_->cached(
+                    "UPDATE runs SET status = ?2, ended_at = " + std::string(kNow) +
+                    ", message = ?3, steps = coalesce(steps, "
+                    "(SELECT max(step) FROM steps WHERE run_id = ?1)) WHERE id = ?1");
+                update.bindInt(1, runId_.value)
+                    .bindText(2, runStatusName(final->status))
+                    .bindText(3, message);
+                update.run();
+            }
+            if (db_->changes() == 0) {
+                throw StoreError(path_ + ": run " + std::to_string(runId_.value) +
+                                 " is no longer in the store (deleted while running?)");
+            }
+        }
+        transaction.commit();
+    } catch (const StoreError& error) {
+        std::string what = "run " + std::to_string(runId_.value);
+        if (!batch.steps.empty()) {
+            what += ", steps " + std::to_string(batch.steps.front().step) + "-" +
+                    std::to_string(batch.steps.back().step);
+        }
+        if (!batch.evals.empty()) what += ", " + std::to_string(batch.evals.size()) + " evals";
+        if (final != nullptr) what += ", final status";
+        throw StoreError(path_ + ": could not save " + what + ": " +
+                             withoutPath(error.what(), path_),
+                         error.sqliteCode());
+    }
+}
+
+void RunWriter::markFailedQuietly(const std::string& message) noexcept {
+    try {
+        Transaction transaction(*db_);
+        Statement& update = db_->cached(
+            "UPDATE runs SET status = 'failed', ended_at = " + std::string(kNow) +
+            ", message = ?2 WHERE id = ?1 AND status = 'running'");
+        update.bindInt(1, runId_.value).bindText(2, std::string_view(message));
+        update.run();
+        transaction.commit();
+    } catch (...) {
+        // The disk may still be full; the row then stays 'running' and is found interrupted.
+    }
+}
+
+}  // namespace trainbench::profiler

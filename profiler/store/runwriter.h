@@ -1,0 +1,107 @@
+#pragma once
+// Records one run into the store from the run's own process. The constructor inserts the runs row
+// (status 'running') in one transaction; step() and eval() only queue records, and a writer
+// thread commits them in batches a few times per second; finish() commits the rest together with
+// the summary and the final status. If a write fails (disk full, I/O error, ...) the next call
+// throws StoreError and everything committed before stays in the file.
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/train/records.h"
+#include "profiler/store/runid.h"
+#include "profiler/store/runspec.h"
+#include "profiler/store/runstatus.h"
+#include "profiler/store/storeerror.h"
+
+namespace trainbench::profiler {
+
+class Database;
+
+struct RunWriterOptions {
+    // How often queued records are committed. Readers (the GUI) see a live run this fresh.
+    std::chrono::milliseconds commitInterval{250};
+    // Commit early once this many records wait, so a fast loop does not build huge batches.
+    std::size_t maxQueued = 4096;
+};
+
+class RunWriter {
+public:
+    // Opens (creating and migrating if needed) the store at path and starts the run. Throws
+    // StoreError if the store cannot be written (including a newer, read-only schema) and
+    // std::invalid_argument if spec.config_json is not valid JSON.
+    RunWriter(const std::string& path, const RunSpec& spec, RunWriterOptions options = {});
+    // Without finish(): commits what is queued and marks the run 'failed' ("ended without a final
+    // status"). Callers that know better call finish() themselves. Never throws.
+    ~RunWriter();
+
+    RunWriter(const RunWriter&) = delete;
+    RunWriter& operator=(const RunWriter&) = delete;
+
+    RunId runId() const { return runId_; }
+    const std::string& path() const { return path_; }
+
+    // Queue a record; cheap (a mutex and a push). Throws StoreError if an earlier batch failed,
+    // std::invalid_argument if steps do not increase, std::logic_error after finish().
+    void step(const engine::StepRecord& record);
+    void eval(const engine::EvalRecord& record);
+
+    // Blocks until everything queued so far is committed. Throws StoreError on a failed write.
+    void flush();
+
+    // Commits the remaining records, the summary, the status and ended_at in one transaction and
+    // stops the writer thread. status must not be Running. message is stored in runs.message
+    // (empty: NULL). On a failed write it still tries to mark the run 'failed', then throws.
+    void finish(RunStatus status, const engine::RunSummary& summary,
+                const std::string& message = {});
+    bool finished() const { return finished_; }
+
+    // Transactions committed by the writer thread so far (for tests and diagnostics).
+    std::size_t committedBatches() const;
+
+private:
+    struct Final {
+        RunStatus status;
+        std::optional<engine::RunSummary> summary;  // absent when the destructor ends the run
+        std::string message;
+    };
+    struct Batch {
+        std::vector<engine::StepRecord> steps;
+        std::vector<engine::EvalRecord> evals;
+    };
+
+    void insertRun(const RunSpec& spec);
+    void threadMain();
+    void write(const Batch& batch, const Final* final);
+    void stop(Final final);
+    void markFailedQuietly(const std::string& message) noexcept;
+    void throwIfFailed() const;  // with mutex_ held
+
+    std::string path_;
+    RunWriterOptions options_;
+    std::unique_ptr<Database> db_;
+    RunId runId_;
+
+    mutable std::mutex mutex_;
+    std::condition_variable wake_;       // to the writer thread: work or stop
+    std::condition_variable committed_;  // from the writer thread: a batch landed or failed
+    Batch queue_;
+    int64_t lastStep_ = 0;
+    uint64_t enqueued_ = 0;         // records queued since the start
+    uint64_t committedUpTo_ = 0;    // of those, committed
+    std::size_t batches_ = 0;
+    bool flushWanted_ = false;
+    std::optional<Final> final_;
+    std::optional<StoreError> error_;
+    bool finished_ = false;
+    std::thread thread_;
+};
+
+}  // namespace trainbench::profiler

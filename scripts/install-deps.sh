@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages trainbench needs, and only those missing (so a second run is a no-op).
+# Usage: scripts/install-deps.sh [--bench]   (--bench adds the PyTorch peer for bench/compare.py)
+set -euo pipefail
+
+packages=(
+  g++ cmake ninja-build ccache pkg-config
+  libdnnl-dev            # oneDNN: the engine's kernels
+  libsqlite3-dev sqlite3 # run store
+  zlib1g-dev             # gzip'd IDX files
+  nlohmann-json3-dev     # experiment files
+  libcli11-dev           # command line
+  libgtest-dev           # tests
+  dataset-fashion-mnist  # the default data: /usr/share/datasets/fashion-mnist
+)
+if [[ "${1:-}" == "--bench" ]]; then
+  packages+=(python3 python3-numpy python3-torch libopenblas0-openmp hyperfine)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "installing: ${missing[*]}" >&2
+sudo=""
+[[ $(id -u) -ne 0 ]] && sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
