@@ -84,6 +84,30 @@ int stepVsPrimitives(int threads, int rounds, int stepsPerRound) {
     };
 
     for (int i = 0; i < 30; ++i) { fullStep(); primitivesOnly(); }  // warm up plans and caches
+
+    // Where the full step's time goes, phase by phase (medians over the same number of steps).
+    std::vector<double> tb, tf, tl, tbw, to;
+    for (int i = 0; i < rounds * stepsPerRound; ++i) {
+        auto t0 = Clock::now();
+        if (batcher.next(x.data(), y.data()) == 0) {
+            batcher.startEpoch(batcher.epoch() + 1);
+            batcher.next(x.data(), y.data());
+        }
+        auto t1 = Clock::now();
+        Tensor& logits = model.forward(x.data(), batch, true);
+        auto t2 = Clock::now();
+        SoftmaxCrossEntropy::compute(logits, y.data(), &grad);
+        auto t3 = Clock::now();
+        model.backward(grad);
+        auto t4 = Clock::now();
+        opt->step(model.params(), model.grads(), model.paramCount(), ++step);
+        auto t5 = Clock::now();
+        auto d = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count() * 1e3; };
+        tb.push_back(d(t0, t1)); tf.push_back(d(t1, t2)); tl.push_back(d(t2, t3)); tbw.push_back(d(t3, t4));
+        to.push_back(d(t4, t5));
+    }
+    std::printf("  phases (median ms): batch %.3f  forward %.3f  loss %.3f  backward %.3f  optimizer %.3f\n",
+                median(tb), median(tf), median(tl), median(tbw), median(to));
     std::vector<double> full, prim;
     for (int r = 0; r < rounds; ++r) {
         full.push_back(timeIt([&] { for (int i = 0; i < stepsPerRound; ++i) fullStep(); }) / stepsPerRound);

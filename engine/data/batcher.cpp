@@ -1,5 +1,7 @@
 #include "engine/data/batcher.h"
 
+#include "engine/util/vectorkernels.h"
+
 #include "engine/util/rng.h"
 
 #include <algorithm>
@@ -11,12 +13,11 @@
 namespace trainbench::engine {
 namespace {
 
-// The hot loop of the input pipeline (a 128 x 784 batch is 100k conversions per step). Kept as a
-// plain loop over restrict pointers so the compiler vectorises it; multiplying by the constant
-// 1/255 avoids a division per pixel and is exactly rounded, so results are identical everywhere.
-void scalePixels(const uint8_t* __restrict src, float* __restrict dst, int64_t n) {
-    constexpr float kScale = 1.0f / 255.0f;
-    for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<float>(src[i]) * kScale;
+// The hot loop of the input pipeline (a 128 x 784 batch is 100k conversions per step), vectorised
+// per CPU; multiplying by the constant 1/255 avoids a division per pixel and is exactly rounded, so
+// results are identical everywhere.
+void scalePixels(const uint8_t* src, float* dst, int64_t n) {
+    kernels::scaleBytes(src, dst, static_cast<size_t>(n), 1.0f / 255.0f);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "engine/util/vectorkernels.h"
+
 namespace trainbench::engine {
 
 Adam::Adam(const OptimizerConfig& config, int64_t paramCount)
@@ -9,21 +11,15 @@ Adam::Adam(const OptimizerConfig& config, int64_t paramCount)
 
 void Adam::step(float* params, const float* grads, int64_t count, int64_t stepIndex) {
     const double t = static_cast<double>(stepIndex);
-    const float b1 = config_.beta1, b2 = config_.beta2, eps = config_.epsilon, wd = config_.weight_decay;
-    const double bc1 = 1.0 - std::pow(static_cast<double>(b1), t);
-    const double bc2 = 1.0 - std::pow(static_cast<double>(b2), t);
-    // p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps), folded into two per-step scalars.
-    const float stepSize = static_cast<float>(learningRate(stepIndex) / bc1);
-    const float invSqrtBc2 = static_cast<float>(1.0 / std::sqrt(bc2));
+    const double bc1 = 1.0 - std::pow(static_cast<double>(config_.beta1), t);
+    const double bc2 = 1.0 - std::pow(static_cast<double>(config_.beta2), t);
+    // p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps), with the per-step factors folded into scalars.
+    kernels::AdamScalars s{config_.beta1, config_.beta2, config_.epsilon, config_.weight_decay,
+                           static_cast<float>(learningRate(stepIndex) / bc1), static_cast<float>(1.0 / std::sqrt(bc2))};
     float* m = m_.data();
     float* v = v_.data();
-#pragma omp parallel for simd schedule(static)
-    for (int64_t i = 0; i < count; ++i) {
-        const float g = grads[i] + wd * params[i];
-        m[i] = b1 * m[i] + (1.0f - b1) * g;
-        v[i] = b2 * v[i] + (1.0f - b2) * g * g;
-        params[i] -= stepSize * m[i] / (std::sqrt(v[i]) * invSqrtBc2 + eps);
-    }
+    kernels::parallelFor(static_cast<size_t>(count), kGrain,
+                         [&](size_t b, size_t e) { kernels::adam(params, grads, m, v, b, e, s); });
 }
 
 }  // namespace trainbench::engine

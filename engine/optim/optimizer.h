@@ -1,6 +1,7 @@
 #pragma once
 // Updates the model's parameters in place from its gradients; both are one contiguous buffer each, so
 // an optimizer step is a single pass over a span (and later strategies all-reduce that same span).
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 
@@ -23,6 +24,8 @@ public:
     static std::unique_ptr<Optimizer> create(const OptimizerConfig& config, int64_t paramCount);
 
 protected:
+    // Below this many parameters per thread, splitting the update costs more than it saves.
+    static constexpr size_t kGrain = 32768;
     OptimizerConfig config_;
 };
 

@@ -1,5 +1,7 @@
 #include "engine/optim/sgd.h"
 
+#include "engine/util/vectorkernels.h"
+
 namespace trainbench::engine {
 
 SGD::SGD(const OptimizerConfig& config, int64_t paramCount)
@@ -8,21 +10,17 @@ SGD::SGD(const OptimizerConfig& config, int64_t paramCount)
 void SGD::step(float* params, const float* grads, int64_t count, int64_t stepIndex) {
     const float lr = static_cast<float>(learningRate(stepIndex));
     const float wd = config_.weight_decay, mu = config_.momentum;
+    const size_t n = static_cast<size_t>(count);
     if (mu <= 0.0f) {
-#pragma omp parallel for simd schedule(static)
-        for (int64_t i = 0; i < count; ++i) params[i] -= lr * (grads[i] + wd * params[i]);
+        kernels::parallelFor(n, kGrain, [&](size_t b, size_t e) { kernels::sgd(params, grads, b, e, lr, wd); });
         return;
     }
     float* v = velocity_.data();
     const bool first = !started_;
-    const bool nesterov = config_.nesterov;
     started_ = true;
-#pragma omp parallel for simd schedule(static)
-    for (int64_t i = 0; i < count; ++i) {
-        const float g = grads[i] + wd * params[i];
-        v[i] = first ? g : mu * v[i] + g;
-        params[i] -= lr * (nesterov ? g + mu * v[i] : v[i]);
-    }
+    kernels::parallelFor(n, kGrain, [&](size_t b, size_t e) {
+        kernels::sgdMomentum(params, grads, v, b, e, lr, wd, mu, config_.nesterov, first);
+    });
 }
 
 }  // namespace trainbench::engine

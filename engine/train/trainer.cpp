@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "engine/layers/softmaxcrossentropy.h"
+#include "engine/util/vectorkernels.h"
 
 namespace trainbench::engine {
 
@@ -39,12 +40,11 @@ EvalRecord Trainer::evaluate(int64_t step, int64_t epoch) {
         evalX_ = AlignedBuffer(static_cast<size_t>(batch * exampleSize));
     double lossSum = 0.0;
     int64_t correct = 0;
-    constexpr float kScale = 1.0f / 255.0f;
     for (int64_t first = 0; first < test_.count; first += batch) {
         const int64_t n = std::min(batch, test_.count - first);
         const uint8_t* px = test_.pixels.data() + first * exampleSize;
         float* x = evalX_.data();
-        for (int64_t i = 0; i < n * exampleSize; ++i) x[i] = static_cast<float>(px[i]) * kScale;
+        kernels::scaleBytes(px, x, static_cast<size_t>(n * exampleSize), 1.0f / 255.0f);
         Tensor& logits = model_.forward(x, n, /*training=*/false);
         model_.device().stream().wait();
         LossResult r = SoftmaxCrossEntropy::compute(logits, test_.labels.data() + first, nullptr);
