@@ -3,6 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace trainbench::engine {
 
@@ -16,6 +17,7 @@ LossResult SoftmaxCrossEntropy::compute(const float* logits, int64_t n, int64_t 
     LossResult r;
     double total = 0.0;
     const float invN = 1.0f / static_cast<float>(n);
+    std::vector<float> e(static_cast<size_t>(classes));
     for (int64_t i = 0; i < n; ++i) {
         const float* z = logits + i * classes;
         const int32_t y = labels[i];
@@ -27,16 +29,17 @@ LossResult SoftmaxCrossEntropy::compute(const float* logits, int64_t n, int64_t 
         for (int64_t c = 1; c < classes; ++c)
             if (z[c] > zmax) { zmax = z[c]; arg = c; }
         if (arg == y) ++r.correct;
-        // log-sum-exp shifted by the max, so no exp overflows.
-        double sum = 0.0;
-        for (int64_t c = 0; c < classes; ++c) sum += std::exp(static_cast<double>(z[c] - zmax));
-        const double logSum = std::log(sum);
-        total += logSum - static_cast<double>(z[y] - zmax);
+        // exp of logits shifted by their max, so nothing overflows; computed once, used twice.
+        float sum = 0.0f;
+        for (int64_t c = 0; c < classes; ++c) {
+            e[static_cast<size_t>(c)] = std::exp(z[c] - zmax);
+            sum += e[static_cast<size_t>(c)];
+        }
+        total += static_cast<double>(std::log(sum) - (z[y] - zmax));
         if (gradLogits) {
             float* g = gradLogits + i * classes;
-            const double inv = 1.0 / sum;
-            for (int64_t c = 0; c < classes; ++c)
-                g[c] = static_cast<float>(std::exp(static_cast<double>(z[c] - zmax)) * inv) * invN;
+            const float scale = invN / sum;
+            for (int64_t c = 0; c < classes; ++c) g[c] = e[static_cast<size_t>(c)] * scale;
             g[y] -= invN;
         }
     }

@@ -77,6 +77,7 @@ Model::Model(const ModelSpec& spec, const Dims& sampleShape, int64_t numClasses,
     int64_t offset = 0;
     for (size_t i = 0; i < layers_.size(); ++i) {
         Layer& l = *layers_[i];
+        paramOffsets_.push_back(offset);
         l.setNeedsInputGrad(needed);
         if (l.paramCount() > 0) {
             l.bindParams(params_.data() + offset, grads_.data() + offset);
@@ -101,10 +102,15 @@ Tensor& Model::forward(float* x, int64_t n, bool training, uint64_t stepSeed) {
     return *t;
 }
 
-void Model::backward(Tensor& gradLogits) {
+void Model::backward(Tensor& gradLogits, const GradientsReady& onReady) {
     Tensor* g = &gradLogits;
     for (size_t i = layers_.size(); i-- > 0;) {
         g = layers_[i]->backward(*g);
+        // The layer is done with its weights (the input gradient used them), so they may change now.
+        if (onReady && layers_[i]->paramCount() > 0) {
+            device_.stream().wait();
+            onReady(paramOffsets_[i], layers_[i]->paramCount());
+        }
         if (!g) break;
     }
 }

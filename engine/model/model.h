@@ -2,6 +2,7 @@
 // A sequential model built from a ModelSpec: the layers, one contiguous parameter buffer and one
 // contiguous gradient buffer (each layer holds views into them), forward and backward over a batch.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,8 +28,12 @@ public:
     // x: n examples, plain NCHW floats. Returns the logits [n, classes], plain. The pointer must stay
     // valid until backward(), and x may be overwritten (in-place layers such as ReLU or Dropout first).
     Tensor& forward(float* x, int64_t n, bool training, uint64_t stepSeed = 0);
+    // Called during backward() as soon as a layer's gradients are final, with that layer's span of
+    // the flat buffers [offset, offset + count), last layer first. Used to update (or all-reduce) a
+    // layer while its gradients are still in cache, overlapping the rest of the backward pass.
+    using GradientsReady = std::function<void(int64_t offset, int64_t count)>;
     // Back-propagates d(loss)/d(logits) (plain [n, classes]) and fills grads().
-    void backward(Tensor& gradLogits);
+    void backward(Tensor& gradLogits, const GradientsReady& onReady = {});
 
     int64_t numClasses() const { return numClasses_; }
     const Dims& sampleShape() const { return sampleShape_; }
@@ -42,6 +47,7 @@ private:
     Dims sampleShape_;
     int64_t numClasses_;
     std::vector<std::unique_ptr<Layer>> layers_;
+    std::vector<int64_t> paramOffsets_;  // per layer, into params_/grads_
     int64_t paramCount_ = 0;
     AlignedBuffer params_, grads_;
     Tensor input_;

@@ -9,7 +9,7 @@ namespace trainbench::engine {
 Adam::Adam(const OptimizerConfig& config, int64_t paramCount)
     : Optimizer(config), m_(static_cast<size_t>(paramCount)), v_(static_cast<size_t>(paramCount)) {}
 
-void Adam::step(float* params, const float* grads, int64_t count, int64_t stepIndex) {
+void Adam::update(float* params, const float* grads, int64_t begin, int64_t end, int64_t stepIndex) {
     const double t = static_cast<double>(stepIndex);
     const double bc1 = 1.0 - std::pow(static_cast<double>(config_.beta1), t);
     const double bc2 = 1.0 - std::pow(static_cast<double>(config_.beta2), t);
@@ -18,8 +18,10 @@ void Adam::step(float* params, const float* grads, int64_t count, int64_t stepIn
                            static_cast<float>(learningRate(stepIndex) / bc1), static_cast<float>(1.0 / std::sqrt(bc2))};
     float* m = m_.data();
     float* v = v_.data();
-    kernels::parallelFor(static_cast<size_t>(count), kGrain,
-                         [&](size_t b, size_t e) { kernels::adam(params, grads, m, v, b, e, s); });
+    const size_t first = static_cast<size_t>(begin);
+    kernels::parallelFor(static_cast<size_t>(end - begin), kGrain, [&](size_t b, size_t e) {
+        kernels::adam(params, grads, m, v, first + b, first + e, s);
+    });
 }
 
 }  // namespace trainbench::engine

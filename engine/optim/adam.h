@@ -8,7 +8,7 @@ namespace trainbench::engine {
 class Adam : public Optimizer {
 public:
     Adam(const OptimizerConfig& config, int64_t paramCount);
-    void step(float* params, const float* grads, int64_t count, int64_t step) override;
+    void update(float* params, const float* grads, int64_t begin, int64_t end, int64_t step) override;
 
 private:
     AlignedBuffer m_, v_;

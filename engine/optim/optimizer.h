@@ -15,8 +15,12 @@ public:
     explicit Optimizer(const OptimizerConfig& config) : config_(config) {}
     virtual ~Optimizer() = default;
 
-    // Applies one update; `step` is 1-based and drives warm-up and Adam's bias correction.
-    virtual void step(float* params, const float* grads, int64_t count, int64_t step) = 0;
+    // Applies one update to the whole buffer; `step` is 1-based and drives warm-up and Adam's bias
+    // correction.
+    void step(float* params, const float* grads, int64_t count, int64_t step) { update(params, grads, 0, count, step); }
+    // The same update on the elements [begin, end) only: a step may be applied span by span (e.g.
+    // layer by layer during backward), with the same result as one whole-buffer call.
+    virtual void update(float* params, const float* grads, int64_t begin, int64_t end, int64_t step) = 0;
     // Learning rate in effect at a 1-based step: linear warm-up, then constant.
     double learningRate(int64_t step) const;
     const OptimizerConfig& config() const { return config_; }

@@ -8,11 +8,11 @@ namespace trainbench::engine {
 class SGD : public Optimizer {
 public:
     SGD(const OptimizerConfig& config, int64_t paramCount);
-    void step(float* params, const float* grads, int64_t count, int64_t step) override;
+    void update(float* params, const float* grads, int64_t begin, int64_t end, int64_t step) override;
 
 private:
     AlignedBuffer velocity_;
-    bool started_ = false;
+    int64_t firstStep_ = -1;  // the step whose update initialises the velocity
 };
 
 }  // namespace trainbench::engine

@@ -110,9 +110,10 @@ RunSummary Trainer::run(TrainObserver& observer) {
                 gradLogits_ = Tensor(Tensor::plainDesc({n, classes}), model_.device().engine());
             model_.device().stream().wait();
             LossResult r = SoftmaxCrossEntropy::compute(logits, y_.data(), &gradLogits_);
-            model_.backward(gradLogits_);
-            model_.device().stream().wait();
-            optimizer_.step(model_.params(), model_.grads(), model_.paramCount(), step);
+            // Each layer is updated as soon as its gradients are final, while they are still in cache.
+            model_.backward(gradLogits_, [&](int64_t offset, int64_t count) {
+                optimizer_.update(model_.params(), model_.grads(), offset, offset + count, step);
+            });
 
             StepRecord rec;
             rec.step = step;
