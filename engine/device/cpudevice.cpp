@@ -1,6 +1,7 @@
 #include "engine/device/cpudevice.h"
 
 #include <omp.h>
+#include <xmmintrin.h>
 #include <thread>
 
 namespace trainbench::engine {
@@ -12,6 +13,14 @@ CpuDevice::CpuDevice(int threads)
     bindThreads();
 }
 
-void CpuDevice::bindThreads() const { omp_set_num_threads(threads_); }
+void CpuDevice::bindThreads() const {
+    omp_set_num_threads(threads_);
+    // Flush denormals to zero (FTZ) and read them as zero (DAZ), as TensorFlow's CPU runtime does.
+    // Late in training, gradients and Adam's updates produce denormal floats, and each one costs the
+    // GEMM kernels ~100 cycles: without this, W1's step ran 17 % slower than its own primitives.
+    // MXCSR is per thread, so it is set in every thread of the OpenMP team that runs the kernels.
+#pragma omp parallel num_threads(threads_)
+    _mm_setcsr(_mm_getcsr() | 0x8040);  // FTZ is bit 15, DAZ bit 6
+}
 
 }  // namespace trainbench::engine

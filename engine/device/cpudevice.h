@@ -13,7 +13,8 @@ public:
     const dnnl::engine& engine() const { return engine_; }
     dnnl::stream& stream() { return stream_; }
     int threads() const { return threads_; }
-    // Applies the thread budget to the calling thread (call on the thread that runs the device).
+    // Applies the thread budget to the calling thread (call on the thread that runs the device) and
+    // sets flush-to-zero / denormals-are-zero in it and in its OpenMP team.
     void bindThreads() const;
 
 private:

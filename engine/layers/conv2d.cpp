@@ -75,7 +75,7 @@ std::unique_ptr<Conv2D::Plan> Conv2D::makePlan(int64_t batch, bool training) {
                                           dstAny, strides, pad, pad)
         : dnnl::convolution_forward::desc(kind, dnnl::algorithm::convolution_direct, srcAny, wAny, dstAny,
                                           strides, pad, pad);
-    dnnl::convolution_forward::primitive_desc fwdPd(fwdDesc, eng);
+    dnnl::convolution_forward::primitive_desc fwdPd(fwdDesc, reluAttr(fusedReLU_), eng);
     p->fwd = dnnl::convolution_forward(fwdPd);
     p->srcMd = fwdPd.src_desc();
     p->weightsMd = fwdPd.weights_desc();

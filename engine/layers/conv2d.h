@@ -19,6 +19,7 @@ public:
     void initParams(Rng& rng) override;
     Tensor& forward(Tensor& input, bool training) override;
     Tensor* backward(Tensor& gradOutput) override;
+    bool fuseReLU() override { return fusedReLU_ = true; }
 
 private:
     struct Plan {
@@ -36,6 +37,7 @@ private:
 
     int64_t inChannels_, filters_, kernel_, stride_, padding_;
     bool hasBias_;
+    bool fusedReLU_ = false;
     Tensor weights_, bias_, gradWeights_, gradBias_;
     PlanCache<Plan> plans_;
     Tensor* lastInput_ = nullptr;

@@ -56,7 +56,7 @@ std::unique_ptr<Dense::Plan> Dense::makePlan(int64_t batch, bool training) {
     dnnl::inner_product_forward::primitive_desc fwdPd(
         hasBias_ ? dnnl::inner_product_forward::desc(kind, srcMd, wMd, bMd, dstMd)
                  : dnnl::inner_product_forward::desc(kind, srcMd, wMd, dstMd),
-        eng);
+        reluAttr(fusedReLU_), eng);
     p->fwd = dnnl::inner_product_forward(fwdPd);
     p->dst = Tensor(dstMd, eng);
     if (training) {

@@ -18,6 +18,7 @@ public:
     void initParams(Rng& rng) override;
     Tensor& forward(Tensor& input, bool training) override;
     Tensor* backward(Tensor& gradOutput) override;
+    bool fuseReLU() override { return fusedReLU_ = true; }
 
     int64_t inFeatures() const { return inFeatures_; }
     int64_t units() const { return units_; }
@@ -37,6 +38,7 @@ private:
     int64_t inFeatures_;
     int64_t units_;
     bool hasBias_;
+    bool fusedReLU_ = false;
     Tensor weights_, bias_, gradWeights_, gradBias_;  // views into the model's buffers
     PlanCache<Plan> plans_;
     Tensor* lastInput_ = nullptr;

@@ -46,6 +46,9 @@ public:
     bool needsInputGrad() const { return needsInputGrad_; }
     // Seed for per-step randomness (dropout masks).
     virtual void setStepSeed(uint64_t /*seed*/) {}
+    // Asks the layer to apply ReLU to its own output (a oneDNN post-op, saving a pass over the
+    // activations); true if it will. Call before the first forward.
+    virtual bool fuseReLU() { return false; }
 
 protected:
     static int64_t batchOf(const Tensor& t) { return t.desc().dims()[0]; }
@@ -60,6 +63,17 @@ protected:
     Dims out_;
     bool needsInputGrad_ = true;
 };
+
+// Primitive attributes applying ReLU to a primitive's output when `relu` is set.
+inline dnnl::primitive_attr reluAttr(bool relu) {
+    dnnl::primitive_attr attr;
+    if (relu) {
+        dnnl::post_ops ops;
+        ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+        attr.set_post_ops(ops);
+    }
+    return attr;
+}
 
 // Plans keyed by (batch size, training); a layer keeps the plan its last forward used for backward.
 // Layers whose primitives depend on the input's layout pass `fits`: a cached plan built for another

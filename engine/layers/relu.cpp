@@ -22,6 +22,12 @@ std::unique_ptr<ReLU::Plan> ReLU::makePlan(const dnnl::memory::desc& md, bool tr
 }
 
 Tensor& ReLU::forward(Tensor& input, bool training) {
+    if (fused_) {
+        output_ = &input;
+        if (training) plans_.get(batchOf(input), training, [&] { return makePlan(input.desc(), training); },
+                                 [&](const Plan& q) { return q.md == input.desc(); });
+        return input;
+    }
     Plan& p = plans_.get(batchOf(input), training, [&] { return makePlan(input.desc(), training); },
                          [&](const Plan& q) { return q.md == input.desc(); });
     p.fwd.execute(device_.stream(), {{DNNL_ARG_SRC, input.mem()}, {DNNL_ARG_DST, input.mem()}});

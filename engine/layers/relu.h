@@ -9,10 +9,14 @@ class ReLU : public Layer {
 public:
     ReLU(CpuDevice& device, Dims sampleShape) : Layer(device, std::move(sampleShape)) { out_ = in_; }
 
-    std::string describe() const override { return "ReLU"; }
+    std::string describe() const override { return fused_ ? "ReLU (fused into the previous layer)" : "ReLU"; }
     const char* kind() const override { return "relu"; }
     Tensor& forward(Tensor& input, bool training) override;
     Tensor* backward(Tensor& gradOutput) override;
+    // The previous layer already applies ReLU to its output: forward passes it through, and backward
+    // (which needs only the output) works as before.
+    void setFusedIntoPrevious(bool fused) { fused_ = fused; }
+    bool fusedIntoPrevious() const { return fused_; }
 
 private:
     struct Plan {
@@ -24,6 +28,7 @@ private:
 
     PlanCache<Plan> plans_;
     Tensor* output_ = nullptr;
+    bool fused_ = false;
 };
 
 }  // namespace trainbench::engine

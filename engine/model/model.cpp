@@ -70,6 +70,11 @@ Model::Model(const ModelSpec& spec, const Dims& sampleShape, int64_t numClasses,
         throw ModelError("the last layer outputs " + shapeText(shape) + " values per example but the dataset has " +
                          std::to_string(numClasses) + " classes; end the model with a dense layer of " +
                          std::to_string(numClasses) + " units");
+    // A ReLU right after a dense or conv layer runs as that layer's post-op.
+    for (size_t i = 1; i < layers_.size(); ++i) {
+        if (auto* relu = dynamic_cast<ReLU*>(layers_[i].get()); relu && layers_[i - 1]->fuseReLU())
+            relu->setFusedIntoPrevious(true);
+    }
     params_ = AlignedBuffer(static_cast<size_t>(paramCount_));
     grads_ = AlignedBuffer(static_cast<size_t>(paramCount_));
     // Layers before the first one with parameters need no input gradient; neither does that one.
