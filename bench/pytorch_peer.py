@@ -164,6 +164,7 @@ def settings(args, extra=None):
         "optimizer": "Adam(lr=1e-3, betas=(0.9, 0.999), eps=1e-7)",
         "data": f"{DATA_DIR} IDX gz, pixels/255 fp32 in memory, batch by index_select",
         "memory_format": "channels_last" if args.channels_last else "NCHW (contiguous)",
+        "flush_denormal": bool(args.flush_denormal),
         "shuffle": f"numpy default_rng(seed={args.seed}).permutation per epoch, last batch partial",
         "seed": args.seed,
         "eval_every": args.eval_every,
@@ -389,6 +390,8 @@ def main():
     p.add_argument("--probe-reps", type=int, default=4)
     p.add_argument("--channels-last", action="store_true",
                    help="w2: model and data in channels_last memory format (default: NCHW)")
+    p.add_argument("--flush-denormal", action="store_true",
+                   help="torch.set_flush_denormal(True): denormals flushed to zero, as trainbench does")
     p.add_argument("--json", action="store_true", help="print one JSON line on stdout")
     args = p.parse_args()
     if args.target is None:
@@ -399,6 +402,8 @@ def main():
     # Debian's torch starts at 1 thread: set both pools explicitly (interop first).
     torch.set_num_interop_threads(1)
     torch.set_num_threads(args.threads)
+    if args.flush_denormal:
+        torch.set_flush_denormal(True)
     if os.environ.get("OMP_NUM_THREADS") not in (None, str(args.threads)):
         log(f"warning: OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']} != --threads "
             f"{args.threads}")

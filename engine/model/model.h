@@ -41,6 +41,9 @@ public:
     // One line per layer: kind, output shape, parameter count.
     std::vector<std::string> summary() const;
     CpuDevice& device() { return device_; }
+    // The order the spec's layers run in: the spec's own, except that ReLU -> MaxPool2D runs as
+    // MaxPool2D -> ReLU (the same function and gradient, on 1/size^2 of the data).
+    static std::vector<size_t> executionOrder(const std::vector<LayerSpec>& layers);
 
 private:
     CpuDevice& device_;
