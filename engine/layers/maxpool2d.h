@@ -1,6 +1,11 @@
 #pragma once
-// Max pooling over square windows (no padding) on oneDNN; works in whatever layout its input has.
+// Max pooling over square windows (no padding), in whatever layout its input has. On oneDNN's
+// 16-channel-blocked layout (what convolutions produce) it runs trainbench's own one-pass kernels
+// (maxpoolkernels.h); on any other layout, oneDNN's pooling primitive. A following ReLU can be fused in.
+#include <vector>
+
 #include "engine/layers/layer.h"
+#include "engine/layers/maxpoolkernels.h"
 
 namespace trainbench::engine {
 
@@ -12,19 +17,28 @@ public:
     const char* kind() const override { return "maxpool2d"; }
     Tensor& forward(Tensor& input, bool training) override;
     Tensor* backward(Tensor& gradOutput) override;
+    bool fuseReLU() override { return fusedReLU_ = true; }
 
 private:
     struct Plan {
         dnnl::memory::desc srcMd;
-        dnnl::pooling_forward fwd;
+        bool blocked = false;           // own kernels on aBcd16b
+        kernels::PoolShape shape{};
+        std::vector<uint8_t> argmax;    // own kernels: arg-max per output element
+        dnnl::pooling_forward fwd;      // oneDNN path
         dnnl::pooling_backward bwd;
-        Tensor dst, gradSrc;
-        dnnl::memory workspace;  // argmax positions kept for backward
+        dnnl::eltwise_forward relu;     // oneDNN path with a fused ReLU
+        dnnl::eltwise_backward reluBwd;
+        dnnl::memory workspace;
         AlignedBuffer workspaceStorage;
+        Tensor dst, gradSrc;
     };
     std::unique_ptr<Plan> makePlan(const dnnl::memory::desc& srcMd, bool training);
+    std::unique_ptr<Plan> makeBlockedPlan(const dnnl::memory::desc& srcMd, bool training);
+    static dnnl::memory::desc blockedDesc(const Dims& dims);
 
     int64_t size_, stride_;
+    bool fusedReLU_ = false;
     PlanCache<Plan> plans_;
 };
 

@@ -86,7 +86,7 @@ Model::Model(const ModelSpec& spec, const Dims& sampleShape, int64_t numClasses,
         throw ModelError("the last layer outputs " + shapeText(shape) + " values per example but the dataset has " +
                          std::to_string(numClasses) + " classes; end the model with a dense layer of " +
                          std::to_string(numClasses) + " units");
-    // A ReLU right after a dense or conv layer runs as that layer's post-op.
+    // A ReLU right after a dense, conv or pooling layer runs inside that layer.
     for (size_t i = 1; i < layers_.size(); ++i) {
         if (auto* relu = dynamic_cast<ReLU*>(layers_[i].get()); relu && layers_[i - 1]->fuseReLU())
             relu->setFusedIntoPrevious(true);

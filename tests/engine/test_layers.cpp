@@ -9,6 +9,7 @@
 #include "engine/layers/dropout.h"
 #include "engine/layers/flatten.h"
 #include "engine/layers/maxpool2d.h"
+#include "engine/layers/maxpoolkernels.h"
 #include "engine/layers/relu.h"
 #include "tests/engine/reference.h"
 
@@ -173,8 +174,62 @@ INSTANTIATE_TEST_SUITE_P(Layers, MaxPool2DTest,
                                            PoolCase{"size3stride1", 2, 3, 5, 7, 3, 1, false},
                                            PoolCase{"size2stride2OddSizes", 2, 2, 7, 5, 2, 2, false},
                                            PoolCase{"size3stride2OddSizes", 1, 4, 7, 7, 3, 2, false},
-                                           PoolCase{"size2stride2Blocked", 2, 3, 6, 7, 2, 2, true}),
+                                           PoolCase{"size2stride2Blocked", 2, 3, 6, 7, 2, 2, true},
+                                           // The blocked layout runs trainbench's own kernels.
+                                           PoolCase{"size3stride1BlockedOverlapping", 2, 3, 5, 7, 3, 1, true},
+                                           PoolCase{"size2stride2BlockedOddSizes", 2, 2, 7, 5, 2, 2, true},
+                                           PoolCase{"size3stride2BlockedOddSizes", 1, 4, 7, 7, 3, 2, true},
+                                           PoolCase{"size2stride2Blocked17Channels", 1, 17, 4, 6, 2, 2, true},
+                                           PoolCase{"size2stride1Blocked32Channels", 2, 32, 5, 5, 2, 1, true}),
                          CaseName());
+
+// A ReLU fused into pooling: max(0, window max), and no gradient where that is 0.
+class MaxPool2DReluTest : public ::testing::TestWithParam<bool> {};
+
+TEST_P(MaxPool2DReluTest, FusedReluMatchesReluOfTheMaxAndItsGradient) {
+    const bool blocked = GetParam();
+    CpuDevice dev(kFiniteDifferenceThreads);
+    const int64_t n = 2, c = 5, h = 6, w = 7;
+    MaxPool2D layer(dev, {c, h, w}, 2, 2);
+    ASSERT_TRUE(layer.fuseReLU());
+    // Distinct values 0.05 apart shifted by half a gap: no ties, and none on ReLU's kink at 0.
+    Values x = distinctValues(n * c * h * w, 23, 0.05f);
+    for (float& v : x) v += 0.025f;
+    const Dims dims{n, c, h, w};
+    const auto inDesc = blocked ? blocked16(dims) : plain(dims);
+    Tensor xt = fromVector(x, inDesc, dev);
+    Doubles want = maxPoolRef(x, n, c, h, w, 2, 2);
+    int64_t zeros = 0;
+    for (double& v : want) {
+        if (v <= 0.0) ++zeros;
+        v = std::max(v, 0.0);
+    }
+    ASSERT_GT(zeros, 0) << "the data must exercise windows whose max is negative";
+    EXPECT_TRUE(allNear(want, toVector(layer.forward(xt, false), dev), 0.0, 0.0));
+    Values none;
+    expectGradientsMatchFiniteDifferences(layer, dev, x, inDesc, none, none, 24);
+}
+
+// The same checks through the portable loops that CPUs without AVX-512 run.
+TEST(MaxPool2D, PortableKernelsMatchTheReferenceToo) {
+    kernels::usePortablePoolingForTesting(true);
+    for (const PoolCase& c : {PoolCase{"a", 2, 3, 5, 7, 3, 1, true}, PoolCase{"b", 2, 2, 7, 5, 2, 2, true},
+                              PoolCase{"c", 1, 17, 4, 6, 2, 2, true}}) {
+        CpuDevice dev(kFiniteDifferenceThreads);
+        MaxPool2D layer(dev, {c.c, c.h, c.w}, c.size, c.stride);
+        const Values x = distinctValues(c.n * c.c * c.h * c.w, 21, 0.05f);
+        const auto inDesc = blocked16({c.n, c.c, c.h, c.w});
+        Tensor xt = fromVector(x, inDesc, dev);
+        EXPECT_TRUE(allNear(maxPoolRef(x, c.n, c.c, c.h, c.w, c.size, c.stride), toVector(layer.forward(xt, false), dev),
+                            0.0, 0.0));
+        Values none;
+        expectGradientsMatchFiniteDifferences(layer, dev, x, inDesc, none, none, 22);
+    }
+    kernels::usePortablePoolingForTesting(false);
+}
+
+INSTANTIATE_TEST_SUITE_P(Layers, MaxPool2DReluTest, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& p) { return p.param ? "Blocked" : "Plain"; });
 
 TEST(MaxPool2D, StrideZeroMeansStrideEqualsSize) {
     CpuDevice dev(1);
