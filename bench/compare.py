@@ -417,8 +417,10 @@ def main():
                  f" (mapped: {', '.join(blas)}), set_num_threads=N, interop 1, OMP_NUM_THREADS=N, "
                  f"MALLOC_MMAP_THRESHOLD_=MALLOC_TRIM_THRESHOLD_={GIB}, "
                  + "".join(f"{k}={v}, " for k, v in PEER_EXTRA_ENV.items()) +
-                 f"{ps.get('memory_format')} tensors, {ps.get('optimizer')}, batch 128, "
-                 f"conv backend {conv or 'n/a'}")
+                 f"{ps.get('optimizer')}, batch 128, conv backend {conv or 'n/a'}; per workload: "
+                 + "; ".join(f"{w} {' '.join(a) or '(defaults)'}"
+                             for w, a in ({} if args.peer_plain else PEER_BEST).items())
+                 + (f"; extra {' '.join(args.peer_arg)}" if args.peer_arg else ""))
     meta = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
             "commit": git_commit(), "cpu": ps.get("cpu", "?"),
             "command": "/usr/bin/python3 bench/compare.py " + shlex.join(sys.argv[1:]),
