@@ -16,6 +16,17 @@ namespace trainbench::engine::kernels {
 namespace {
 constexpr int64_t kBlock = 16;
 
+// With tiling windows every covered input element is written once by the backward pass; the rows
+// and columns past the last window (when the size does not divide the input) get no gradient.
+void zeroUncovered(float* gradSrc, const PoolShape& s) {
+    const int64_t coveredH = s.outH * s.stride, coveredW = s.outW * s.stride;
+    for (int64_t h = 0; h < s.inH; ++h) {
+        const int64_t from = h < coveredH ? coveredW : 0;
+        if (from < s.inW)
+            std::memset(gradSrc + (h * s.inW + from) * kBlock, 0, static_cast<size_t>((s.inW - from) * kBlock) * sizeof(float));
+    }
+}
+
 // One (image, channel block) plane: the 16 lanes are independent channels. These portable loops run
 // where AVX-512 is missing; the AVX-512 versions below do each 16-lane loop in one instruction.
 void forwardPlane(const float* __restrict src, float* __restrict dst, uint8_t* __restrict argmax, const PoolShape& s,
@@ -74,14 +85,7 @@ void backwardPlane(const float* __restrict gradDst, const uint8_t* __restrict ar
             }
         }
     }
-    if (!tiled) return;
-    // Rows and columns past the last window (when the size does not divide the input) get no gradient.
-    const int64_t coveredH = s.outH * s.stride, coveredW = s.outW * s.stride;
-    for (int64_t h = 0; h < s.inH; ++h) {
-        const int64_t from = h < coveredH ? coveredW : 0;
-        if (from < s.inW)
-            std::memset(gradSrc + (h * s.inW + from) * kBlock, 0, static_cast<size_t>((s.inW - from) * kBlock) * sizeof(float));
-    }
+    if (tiled) zeroUncovered(gradSrc, s);
 }
 #if TB_HAVE_AVX512
 // GCC 12's avx512fintrin.h trips -Wmaybe-uninitialized on its own "undefined" sources.
@@ -138,13 +142,7 @@ __attribute__((target("avx512f"))) void backwardPlaneAvx512(const float* gradDst
             }
         }
     }
-    if (!tiled) return;
-    const int64_t coveredH = s.outH * s.stride, coveredW = s.outW * s.stride;
-    for (int64_t h = 0; h < s.inH; ++h) {
-        const int64_t from = h < coveredH ? coveredW : 0;
-        if (from < s.inW)
-            std::memset(gradSrc + (h * s.inW + from) * kBlock, 0, static_cast<size_t>((s.inW - from) * kBlock) * sizeof(float));
-    }
+    if (tiled) zeroUncovered(gradSrc, s);
 }
 #pragma GCC diagnostic pop
 
