@@ -8,6 +8,4 @@ cmake --preset release >/dev/null
 cmake --build --preset release
 db="${TRAINBENCH_DB:-${XDG_DATA_HOME:-$HOME/.local/share}/trainbench/runs.db}"
 build/release/app/trainbench-cli run experiments/fmnist-mlp.json --db "$db" "$@"
-echo
-echo "all runs:         build/release/app/trainbench-cli runs --db $db"
-echo "this run's curve: build/release/app/trainbench-cli show <ID> --db $db"
+echo "all runs: build/release/app/trainbench-cli runs --db $db"

@@ -1,4 +1,5 @@
 // `trainbench-cli runs`, `show` and `export`: reading the run store.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -130,9 +131,20 @@ int showCommand(const std::string& db, const std::string& run) {
         auto evals = store->evals(r->id);
         std::printf("\nevaluations (%zu)\n", evals.size());
         if (!evals.empty()) {
-            TextTable t({"STEP", "EPOCH", "TRAIN TIME", "LOSS", "ACCURACY", ""});
+            // Bars span the run's own accuracy range (from a round 10 % below its lowest value), so
+            // the shape of the curve shows even when every value is between 80 and 90 %.
+            double lo = 1.0, hi = 0.0;
             for (const auto& e : evals) {
-                const int bar = static_cast<int>(std::lround(e.accuracy * 40.0));
+                lo = std::min(lo, e.accuracy);
+                hi = std::max(hi, e.accuracy);
+            }
+            lo = std::floor(lo * 10.0) / 10.0;
+            const double span = std::max(hi - lo, 1e-9);
+            char barTitle[48];
+            std::snprintf(barTitle, sizeof barTitle, "%.0f%% .. %.2f%%", 100 * lo, 100 * hi);
+            TextTable t({"STEP", "EPOCH", "TRAIN TIME", "TEST LOSS", "TEST ACCURACY", barTitle});
+            for (const auto& e : evals) {
+                const int bar = static_cast<int>(std::lround((e.accuracy - lo) / span * 40.0));
                 t.add({std::to_string(e.step), std::to_string(e.epoch + 1), fmt("%.1f s", e.wall_seconds),
                        fmt("%.4f", e.loss), fmt("%.2f%%", 100.0 * e.accuracy), std::string(static_cast<size_t>(bar), '#')});
             }

@@ -67,7 +67,9 @@ RunOutcome runExperiment(const RunRequest& request) {
     try {
         engine::ImageDataset train = engine::loadIdxDataset(x.data, /*train=*/true);
         engine::ImageDataset test = engine::loadIdxDataset(x.data, /*train=*/false);
-        say("data: " + engine::describe(train) + "; test: " + engine::describe(test));
+        say("data: " + std::to_string(train.count) + " training and " + std::to_string(test.count) +
+            " test examples, " + std::to_string(train.channels) + "x" + std::to_string(train.height) + "x" +
+            std::to_string(train.width) + ", " + std::to_string(train.num_classes) + " classes, from " + x.data.path);
         const int64_t classes = std::max(train.num_classes, test.num_classes);
         engine::Model model(x.model, {train.channels, train.height, train.width}, classes, device, x.train.seed);
         say("model: " + std::to_string(model.paramCount()) + " parameters, " + std::to_string(device.threads()) +

@@ -21,6 +21,16 @@ Database::Database(std::string path, Access access) : path_(std::move(path)) {
     if (access == Access::ReadOnly && !std::filesystem::exists(path_)) {
         throw StoreError(path_ + ": no such run store", SQLITE_CANTOPEN);
     }
+    if (access == Access::ReadWrite) {
+        // A first run on a new machine records into ~/.local/share/trainbench/, which may not exist.
+        const auto folder = std::filesystem::path(path_).parent_path();
+        std::error_code error;
+        if (!folder.empty()) std::filesystem::create_directories(folder, error);
+        if (error) {
+            throw StoreError(path_ + ": cannot create folder " + folder.string() + ": " + error.message(),
+                             SQLITE_CANTOPEN);
+        }
+    }
     const int flags = access == Access::ReadOnly ? SQLITE_OPEN_READONLY
                                                  : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
     const int rc = sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr);

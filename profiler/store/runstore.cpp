@@ -82,15 +82,6 @@ bool isAllDigits(const std::string& text) {
 RunStore RunStore::open(const std::string& path, OpenMode mode) {
     if (path.empty()) throw StoreError("run store path is empty");
     const bool writable = mode == OpenMode::ReadWrite;
-    if (writable) {
-        const auto folder = std::filesystem::path(path).parent_path();
-        std::error_code error;
-        if (!folder.empty()) std::filesystem::create_directories(folder, error);
-        if (error) {
-            throw StoreError(path + ": cannot create folder " + folder.string() + ": " +
-                             error.message());
-        }
-    }
     auto db = std::make_unique<Database>(
         path, writable ? Database::Access::ReadWrite : Database::Access::ReadOnly);
     // SQLite quietly opens a write-protected file read-only even when asked for read-write.

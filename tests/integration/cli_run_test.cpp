@@ -71,6 +71,26 @@ TEST(CliRun, TrainsOnASliceOfFashionMnistAndTheListingShowsIt) {
     EXPECT_EQ(std::count(evalCsv.out.begin(), evalCsv.out.end(), '\n'), static_cast<long>(evals.size() + 1));
 }
 
+TEST(CliRun, TheDefaultStoreIsCreatedOnAFreshMachine) {
+    // As in the README's quick start: no --db, a home without ~/.local/share/trainbench.
+    TempDir tmp;
+    const auto home = tmp.path / "home";
+    std::filesystem::create_directories(home);
+    setenv("HOME", home.c_str(), 1);
+    unsetenv("XDG_DATA_HOME");
+    unsetenv("TRAINBENCH_DB");
+    auto args = sliceArgs("unused");
+    args.erase(args.begin() + 2, args.begin() + 4);  // drop --db
+    args.insert(args.end(), {"--set", "train.max_steps=5"});
+    auto r = runCli(args, tmp.path);
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const auto db = home / ".local/share/trainbench/runs.db";
+    EXPECT_TRUE(std::filesystem::exists(db));
+    EXPECT_NE(r.out.find(db.string()), std::string::npos) << "the summary says where the results are:\n" << r.out;
+    auto list = runCli({"runs"}, tmp.path);
+    EXPECT_NE(list.out.find("fmnist-mlp"), std::string::npos) << list.out;
+}
+
 TEST(CliRun, SameSeedGivesTheSameLossCurveAndAnotherSeedDoesNot) {
     TempDir tmp;
     const std::string db = (tmp.path / "runs.db").string();

@@ -89,6 +89,18 @@ TEST(RunStoreSchema, ReadWriteCreatesMissingFolders) {
     EXPECT_EQ(again.schemaVersion(), RunStore::latestSchemaVersion());
 }
 
+TEST(RunStoreSchema, FirstRunCreatesMissingFolders) {
+    // The first run on a new machine writes to ~/.local/share/trainbench/runs.db before anything
+    // else has created that folder.
+    TempDir dir;
+    const std::string path = dir.file("share/trainbench/runs.db");
+    RunSpec spec;
+    spec.name = "first";
+    RunWriter writer(path, spec);
+    writer.finish(RunStatus::Completed, engine::RunSummary{});
+    EXPECT_EQ(RunStore::open(path, OpenMode::ReadOnly).listRuns().size(), 1u);
+}
+
 TEST(RunStoreSchema, ReadOnlyNeverCreatesOrWrites) {
     TempDir dir;
     const std::string missing = dir.file("missing.db");
