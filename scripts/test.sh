@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# Install what is missing, build (release, warnings as errors) and run the whole test suite.
+# Install what is missing, build and run the whole test suite twice: optimised (release, warnings as
+# errors) and under AddressSanitizer + UndefinedBehaviorSanitizer (dev). Extra arguments go to ctest.
+# TRAINBENCH_TEST_PRESETS="release" runs just one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-cmake --preset release >/dev/null
-cmake --build --preset release
-ctest --preset release "$@"
+for preset in ${TRAINBENCH_TEST_PRESETS:-release dev}; do
+  echo "== $preset" >&2
+  cmake --preset "$preset" >/dev/null
+  cmake --build --preset "$preset"
+  ctest --preset "$preset" "$@"
+done
