@@ -70,9 +70,8 @@ int64_t Batcher::next(float* x, int32_t* y) {
     if (n <= 0) return 0;
     const uint8_t* pixels = ds_.pixels.data();
     // Rows are independent; split them over the threads when the batch is big enough to pay for it.
-    const size_t work = static_cast<size_t>(n * example_size_);
-    kernels::parallelFor(static_cast<size_t>(n), std::max<size_t>(1, kParallelBytes / std::max<size_t>(work / static_cast<size_t>(n), 1)),
-                         [&](size_t b, size_t e) {
+    const size_t minRows = std::max<size_t>(1, kParallelBytes / static_cast<size_t>(std::max<int64_t>(example_size_, 1)));
+    kernels::parallelFor(static_cast<size_t>(n), minRows, [&](size_t b, size_t e) {
         for (size_t k = b; k < e; ++k) {
             const int64_t idx = order_[static_cast<size_t>(pos_) + k];
             scalePixels(pixels + idx * example_size_, x + static_cast<int64_t>(k) * example_size_, example_size_);
