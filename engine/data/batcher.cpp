@@ -79,14 +79,16 @@ int64_t Batcher::next(float* x, int32_t* y) {
         }
     });
     pos_ += n;
-    // The rows of the next batch are scattered over the whole dataset: ask for them now, so they
-    // arrive in cache while this batch trains instead of stalling the next call (~400 ns per row).
+    return n;
+}
+
+void Batcher::prefetchNext() const {
+    const uint8_t* pixels = ds_.pixels.data();
     const int64_t ahead = std::min(batch_size_, examplesPerEpoch() - pos_);
     for (int64_t k = 0; k < ahead; ++k) {
         const uint8_t* row = pixels + order_[static_cast<size_t>(pos_ + k)] * example_size_;
         for (int64_t off = 0; off < example_size_; off += 64) __builtin_prefetch(row + off);
     }
-    return n;
 }
 
 }  // namespace trainbench::engine

@@ -106,6 +106,7 @@ RunSummary Trainer::run(TrainObserver& observer) {
             const double inputSeconds = secondsSince(t0);
             ++step;
             Tensor& logits = model_.forward(x_.data(), n, /*training=*/true, deriveSeed(config_.seed, kSeedDropout, step));
+            batcher_.prefetchNext();
             if (gradLogits_.empty() || gradLogits_.dims()[0] != n)
                 gradLogits_ = Tensor(Tensor::plainDesc({n, classes}), model_.device().engine());
             model_.device().stream().wait();
