@@ -11,6 +11,9 @@ packages=(
   nlohmann-json3-dev     # experiment files
   libcli11-dev           # command line
   libgtest-dev           # tests
+  libprotobuf-dev protobuf-compiler  # tf.train.Example payloads of TFRecord files
+  libpng-dev libjpeg62-turbo-dev     # image-folder sources (PNG, JPEG)
+  clang libclang-rt-14-dev           # libFuzzer targets for the record, IDX and CSV parsers
   dataset-fashion-mnist  # the default data: /usr/share/datasets/fashion-mnist
 )
 if [[ "${1:-}" == "--bench" ]]; then

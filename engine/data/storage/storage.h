@@ -1,0 +1,107 @@
+#pragma once
+// Every file the input pipeline reads goes through a Storage. It reads the real file (page cache,
+// disk) and, when configured, adds the costs of slower storage on top: a bandwidth limit shared by
+// all open files, a per-file (per-stream) bandwidth limit, a latency on every open and a latency on
+// every read request. That reproduces an HDD or a cloud object store on a laptop, and with it the
+// "too many small files" and "too few files" effects (domain.md, input pipelines).
+//
+// Thread-safe: many pipeline threads open and read files of one Storage at once; the shared
+// bandwidth is a single link they queue on, while latencies of concurrent requests overlap (as they
+// do on a real object store, which is why parallel reads help there).
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace trainbench::engine {
+
+struct StorageConfig {
+    // "local" (no emulation), "ssd", "hdd", "cloud"; the numeric fields below, when given in an
+    // experiment, override the preset's values.
+    std::string preset = "local";
+    double bandwidth_mb_s = 0.0;         // all streams together, MB = 1e6 bytes (0 = unlimited)
+    double stream_bandwidth_mb_s = 0.0;  // each open file on its own (0 = unlimited)
+    double open_latency_ms = 0.0;        // charged once per open
+    double request_latency_ms = 0.0;     // charged once per read request
+    int64_t request_bytes = 0;           // a larger read is split into requests of this size (0 = no split)
+};
+
+// The values of a named preset ("local", "ssd", "hdd", "cloud"). Throws std::invalid_argument
+// naming the preset and listing the known ones for an unknown name.
+StorageConfig storagePreset(const std::string& name);
+// Names of the presets, in the order docs list them.
+std::vector<std::string> storagePresetNames();
+
+// Totals over a Storage's life (all files); cheap to read while the pipeline runs.
+struct StorageStats {
+    int64_t opens = 0;
+    int64_t requests = 0;
+    int64_t bytes = 0;
+    double emulated_wait_seconds = 0.0;  // time spent sleeping for emulated latency and bandwidth
+};
+
+class Storage;
+
+// One open file. Not thread-safe by itself: one reader uses it at a time.
+class StorageFile {
+public:
+    ~StorageFile();
+    StorageFile(const StorageFile&) = delete;
+    StorageFile& operator=(const StorageFile&) = delete;
+
+    // Reads up to n bytes at the current position and advances it; returns the bytes read (less
+    // than n only at end of file, 0 there). Throws DataError naming the file and offset on an I/O error.
+    size_t read(void* dst, size_t n);
+    // Reads up to n bytes at `offset` without moving the position.
+    size_t readAt(uint64_t offset, void* dst, size_t n);
+    // Reads the whole file from the current position to its end.
+    std::vector<uint8_t> readAll();
+
+    uint64_t size() const { return size_; }
+    uint64_t position() const { return pos_; }
+    const std::string& path() const { return path_; }
+
+private:
+    friend class Storage;
+    StorageFile(Storage& storage, int fd, std::string path, uint64_t size);
+    Storage& storage_;
+    int fd_;
+    std::string path_;
+    uint64_t size_;
+    uint64_t pos_ = 0;
+    double streamFreeAt_ = 0.0;  // per-stream bandwidth clock (seconds, steady clock)
+};
+
+class Storage {
+public:
+    explicit Storage(StorageConfig config = {});
+
+    // Opens `path` for reading (charging the open latency). Throws DataError naming the path and
+    // the system's reason for a missing or unreadable file, or a directory.
+    std::unique_ptr<StorageFile> open(const std::string& path);
+
+    // Files matching `pattern`, sorted by name: a directory (its regular files), a glob
+    // ("/data/train-*.tfrecord"), or a plain file path. Throws DataError if nothing matches.
+    std::vector<std::string> list(const std::string& pattern) const;
+
+    StorageStats stats() const;
+    const StorageConfig& config() const { return config_; }
+    bool emulated() const;
+
+private:
+    friend class StorageFile;
+    // Called by StorageFile around each request: sleeps for the emulated cost of reading `bytes`.
+    void chargeRequest(StorageFile& file, size_t bytes);
+    void chargeOpen();
+
+    StorageConfig config_;
+    mutable std::mutex linkMutex_;
+    double linkFreeAt_ = 0.0;  // shared bandwidth clock (seconds, steady clock)
+    std::atomic<int64_t> opens_{0}, requests_{0}, bytes_{0};
+    std::atomic<int64_t> waitNanos_{0};
+};
+
+}  // namespace trainbench::engine
