@@ -93,9 +93,9 @@ public:
 
 private:
     friend class StorageFile;
-    // Called by StorageFile around each request: sleeps for the emulated cost of reading `bytes`.
-    void chargeRequest(StorageFile& file, size_t bytes);
-    void chargeOpen();
+    // Called by StorageFile after each request that started at `start` (steady-clock seconds):
+    // sleeps until the emulated storage would have delivered `bytes`.
+    void chargeRequest(StorageFile& file, size_t bytes, double start);
 
     StorageConfig config_;
     mutable std::mutex linkMutex_;

@@ -1,0 +1,224 @@
+#include "engine/data/storage/storage.h"
+
+#include <fcntl.h>
+#include <glob.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <thread>
+
+#include "engine/util/errors.h"
+
+namespace trainbench::engine {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double nowSeconds() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
+
+// Sleeps until the steady clock reads `t` (seconds); returns how long it slept.
+double sleepUntil(double t) {
+    const double start = nowSeconds();
+    if (t <= start) return 0.0;
+    std::this_thread::sleep_until(Clock::time_point(
+        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(t))));
+    return nowSeconds() - start;
+}
+
+std::string errnoText(int err) { return std::strerror(err); }
+
+struct Preset {
+    const char* name;
+    StorageConfig config;
+};
+
+// Typical figures: an NVMe SSD; a 7200 rpm disk (every open and every request pays a seek); a cloud
+// object store reached over a 10 Gb/s link, where each stream (GET) tops out near 100 MB/s and every
+// open and ranged read waits for a round trip.
+const Preset kPresets[] = {
+    {"local", {"local", 0.0, 0.0, 0.0, 0.0, 0}},
+    {"ssd", {"ssd", 2000.0, 0.0, 0.1, 0.1, 0}},
+    {"hdd", {"hdd", 150.0, 0.0, 8.0, 8.0, 0}},
+    {"cloud", {"cloud", 1000.0, 100.0, 20.0, 10.0, 8 << 20}},
+};
+
+}  // namespace
+
+StorageConfig storagePreset(const std::string& name) {
+    for (const Preset& p : kPresets)
+        if (name == p.name) return p.config;
+    std::string known;
+    for (const Preset& p : kPresets) known += std::string(known.empty() ? "" : ", ") + p.name;
+    throw std::invalid_argument("unknown storage preset '" + name + "' (known: " + known + ")");
+}
+
+std::vector<std::string> storagePresetNames() {
+    std::vector<std::string> names;
+    for (const Preset& p : kPresets) names.emplace_back(p.name);
+    return names;
+}
+
+// ---- StorageFile ------------------------------------------------------------------------------
+
+StorageFile::StorageFile(Storage& storage, int fd, std::string path, uint64_t size)
+    : storage_(storage), fd_(fd), path_(std::move(path)), size_(size) {}
+
+StorageFile::~StorageFile() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+size_t StorageFile::readAt(uint64_t offset, void* dst, size_t n) {
+    const size_t split = storage_.config_.request_bytes > 0 ? static_cast<size_t>(storage_.config_.request_bytes) : n;
+    auto* out = static_cast<uint8_t*>(dst);
+    size_t done = 0;
+    while (done < n) {
+        const size_t want = std::min(n - done, std::max<size_t>(split, 1));
+        const double start = nowSeconds();
+        size_t got = 0;
+        while (got < want) {
+            const ssize_t r = ::pread(fd_, out + done + got, want - got, static_cast<off_t>(offset + done + got));
+            if (r < 0) {
+                if (errno == EINTR) continue;
+                throw DataError(path_ + ": read error at byte offset " + std::to_string(offset + done + got) + ": " +
+                                errnoText(errno));
+            }
+            if (r == 0) break;
+            got += static_cast<size_t>(r);
+        }
+        storage_.requests_.fetch_add(1, std::memory_order_relaxed);
+        storage_.bytes_.fetch_add(static_cast<int64_t>(got), std::memory_order_relaxed);
+        if (storage_.emulated()) storage_.chargeRequest(*this, got, start);
+        done += got;
+        if (got < want) break;  // end of file
+    }
+    return done;
+}
+
+size_t StorageFile::read(void* dst, size_t n) {
+    const size_t got = readAt(pos_, dst, n);
+    pos_ += got;
+    return got;
+}
+
+std::vector<uint8_t> StorageFile::readAll() {
+    std::vector<uint8_t> data(static_cast<size_t>(size_ > pos_ ? size_ - pos_ : 0));
+    size_t got = read(data.data(), data.size());
+    // A file that grew since it was opened: read on until the real end.
+    for (;;) {
+        if (got < data.size()) {
+            data.resize(got);
+            break;
+        }
+        uint8_t more[65536];
+        const size_t extra = read(more, sizeof more);
+        if (extra == 0) break;
+        data.insert(data.end(), more, more + extra);
+        got = data.size();
+    }
+    return data;
+}
+
+// ---- Storage ----------------------------------------------------------------------------------
+
+Storage::Storage(StorageConfig config) : config_(std::move(config)) {
+    auto check = [](double v, const char* what) {
+        if (!(v >= 0.0)) throw std::invalid_argument(std::string("storage ") + what + " must be >= 0");
+    };
+    check(config_.bandwidth_mb_s, "bandwidth_mb_s");
+    check(config_.stream_bandwidth_mb_s, "stream_bandwidth_mb_s");
+    check(config_.open_latency_ms, "open_latency_ms");
+    check(config_.request_latency_ms, "request_latency_ms");
+    if (config_.request_bytes < 0) throw std::invalid_argument("storage request_bytes must be >= 0");
+}
+
+bool Storage::emulated() const {
+    return config_.bandwidth_mb_s > 0 || config_.stream_bandwidth_mb_s > 0 || config_.open_latency_ms > 0 ||
+           config_.request_latency_ms > 0;
+}
+
+std::unique_ptr<StorageFile> Storage::open(const std::string& path) {
+    const double start = nowSeconds();
+    int fd;
+    do {
+        fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0) throw DataError(path + ": cannot open: " + errnoText(errno));
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        const int err = errno;
+        ::close(fd);
+        throw DataError(path + ": cannot stat: " + errnoText(err));
+    }
+    if (S_ISDIR(st.st_mode)) {
+        ::close(fd);
+        throw DataError(path + ": is a directory, not a file");
+    }
+    // Sequential readers read ahead; tell the kernel so.
+    ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    opens_.fetch_add(1, std::memory_order_relaxed);
+    std::unique_ptr<StorageFile> file(new StorageFile(*this, fd, path, static_cast<uint64_t>(st.st_size)));
+    if (config_.open_latency_ms > 0) {
+        const double slept = sleepUntil(start + config_.open_latency_ms * 1e-3);
+        waitNanos_.fetch_add(static_cast<int64_t>(slept * 1e9), std::memory_order_relaxed);
+    }
+    return file;
+}
+
+void Storage::chargeRequest(StorageFile& file, size_t bytes, double start) {
+    const double ready = start + config_.request_latency_ms * 1e-3;  // first byte after the round trip
+    double done = ready;
+    if (config_.stream_bandwidth_mb_s > 0) {
+        const double begin = std::max(ready, file.streamFreeAt_);
+        file.streamFreeAt_ = begin + static_cast<double>(bytes) / (config_.stream_bandwidth_mb_s * 1e6);
+        done = std::max(done, file.streamFreeAt_);
+    }
+    if (config_.bandwidth_mb_s > 0) {
+        std::lock_guard<std::mutex> lock(linkMutex_);
+        const double begin = std::max(ready, linkFreeAt_);
+        linkFreeAt_ = begin + static_cast<double>(bytes) / (config_.bandwidth_mb_s * 1e6);
+        done = std::max(done, linkFreeAt_);
+    }
+    const double slept = sleepUntil(done);
+    waitNanos_.fetch_add(static_cast<int64_t>(slept * 1e9), std::memory_order_relaxed);
+}
+
+std::vector<std::string> Storage::list(const std::string& pattern) const {
+    namespace fs = std::filesystem;
+    std::vector<std::string> out;
+    std::error_code ec;
+    if (fs::is_directory(pattern, ec)) {
+        for (const auto& entry : fs::directory_iterator(pattern, ec))
+            if (entry.is_regular_file(ec)) out.push_back(entry.path().string());
+        if (ec) throw DataError(pattern + ": cannot list folder: " + ec.message());
+    } else if (pattern.find_first_of("*?[") != std::string::npos) {
+        glob_t g{};
+        const int rc = ::glob(pattern.c_str(), GLOB_NOSORT, nullptr, &g);
+        if (rc == 0)
+            for (size_t i = 0; i < g.gl_pathc; ++i)
+                if (fs::is_regular_file(g.gl_pathv[i], ec)) out.emplace_back(g.gl_pathv[i]);
+        ::globfree(&g);
+    } else if (fs::is_regular_file(pattern, ec)) {
+        out.push_back(pattern);
+    }
+    if (out.empty()) throw DataError(pattern + ": no files match");
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+StorageStats Storage::stats() const {
+    StorageStats s;
+    s.opens = opens_.load(std::memory_order_relaxed);
+    s.requests = requests_.load(std::memory_order_relaxed);
+    s.bytes = bytes_.load(std::memory_order_relaxed);
+    s.emulated_wait_seconds = static_cast<double>(waitNanos_.load(std::memory_order_relaxed)) * 1e-9;
+    return s;
+}
+
+}  // namespace trainbench::engine
