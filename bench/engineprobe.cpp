@@ -2,7 +2,8 @@
 //  * `step-vs-primitives`: a full W1 (fmnist-mlp) training step against the same step's oneDNN
 //    inner-product primitives alone (fwd, bwd-weights, bwd-data of every Dense layer) — the ceiling
 //    for this model on this machine; the ratio says how lean the rest of the step is;
-//  * `roofs`: peak fp32 GFLOP/s of a large oneDNN matmul and STREAM-triad GB/s (the roofline's roofs).
+//  * `roofs`: peak fp32 GFLOP/s of a large oneDNN matmul and STREAM-triad GB/s (the roofline's roofs);
+//  * `csv-parse`, `image-decode`: input-pipeline sources on one thread (bench/sourcesprobe.cpp).
 // Timings alternate A, B, A, B ... and report medians, so machine drift hits both sides alike.
 #include <CLI/CLI.hpp>
 
@@ -10,8 +11,10 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "bench/sourcesprobe.h"
 #include "engine/data/batcher.h"
 #include "engine/data/imagedataset.h"
 #include "engine/device/cpudevice.h"
@@ -194,7 +197,17 @@ int main(int argc, char** argv) {
     auto* rf = app.add_subcommand("roofs", "peak matmul GFLOP/s and STREAM-triad GB/s");
     rf->add_option("-t,--threads", threads);
     rf->add_option("-r,--rounds", rounds);
+    std::string dir = "/tmp";
+    int csvRounds = 3, images = 10000;
+    auto* csv = app.add_subcommand("csv-parse", "CSV read + parse throughput, 60000 x 785 (Fashion-MNIST-like), 1 thread");
+    csv->add_option("--dir", dir, "where to write the temporary CSV file");
+    csv->add_option("-r,--rounds", csvRounds);
+    auto* img = app.add_subcommand("image-decode", "decode time of a 28x28 grey PNG, 1 thread");
+    img->add_option("-n,--images", images);
+    img->add_option("-r,--rounds", csvRounds);
     CLI11_PARSE(app, argc, argv);
     if (*svp) return stepVsPrimitives(threads, rounds, steps, unfused);
+    if (*csv) return csvParseBench(dir, csvRounds);
+    if (*img) return imageDecodeBench(images, csvRounds);
     return roofs(threads, rounds);
 }

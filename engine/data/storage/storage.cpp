@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
@@ -109,18 +110,18 @@ size_t StorageFile::read(void* dst, size_t n) {
 
 std::vector<uint8_t> StorageFile::readAll() {
     std::vector<uint8_t> data(static_cast<size_t>(size_ > pos_ ? size_ - pos_ : 0));
-    size_t got = read(data.data(), data.size());
-    // A file that grew since it was opened: read on until the real end.
-    for (;;) {
-        if (got < data.size()) {
-            data.resize(got);
-            break;
-        }
-        uint8_t more[65536];
-        const size_t extra = read(more, sizeof more);
-        if (extra == 0) break;
-        data.insert(data.end(), more, more + extra);
-        got = data.size();
+    const size_t got = data.empty() ? 0 : read(data.data(), data.size());
+    if (got < data.size()) {  // shrank since it was opened
+        data.resize(got);
+        return data;
+    }
+    // A file that grew since it was opened: read on to its present end. fstat tells, not a probing
+    // read past the end, which would be one more (charged) request for every whole-file read.
+    struct stat st {};
+    if (::fstat(fd_, &st) == 0 && static_cast<uint64_t>(st.st_size) > pos_) {
+        const size_t old = data.size();
+        data.resize(old + static_cast<size_t>(static_cast<uint64_t>(st.st_size) - pos_));
+        data.resize(old + read(data.data() + old, data.size() - old));
     }
     return data;
 }
@@ -128,8 +129,10 @@ std::vector<uint8_t> StorageFile::readAll() {
 // ---- Storage ----------------------------------------------------------------------------------
 
 Storage::Storage(StorageConfig config) : config_(std::move(config)) {
+    // Finite too: an infinite latency would overflow the clock arithmetic of sleepUntil.
     auto check = [](double v, const char* what) {
-        if (!(v >= 0.0)) throw std::invalid_argument(std::string("storage ") + what + " must be >= 0");
+        if (!(v >= 0.0) || !std::isfinite(v))
+            throw std::invalid_argument(std::string("storage ") + what + " must be >= 0 and finite");
     };
     check(config_.bandwidth_mb_s, "bandwidth_mb_s");
     check(config_.stream_bandwidth_mb_s, "stream_bandwidth_mb_s");
@@ -194,8 +197,12 @@ std::vector<std::string> Storage::list(const std::string& pattern) const {
     std::vector<std::string> out;
     std::error_code ec;
     if (fs::is_directory(pattern, ec)) {
-        for (const auto& entry : fs::directory_iterator(pattern, ec))
-            if (entry.is_regular_file(ec)) out.push_back(entry.path().string());
+        // Own error codes for the entries: a dangling symlink sets one, and must not fail the listing.
+        fs::directory_iterator it(pattern, ec);
+        for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+            std::error_code entryEc;
+            if (it->is_regular_file(entryEc)) out.push_back(it->path().string());
+        }
         if (ec) throw DataError(pattern + ": cannot list folder: " + ec.message());
     } else if (pattern.find_first_of("*?[") != std::string::npos) {
         glob_t g{};

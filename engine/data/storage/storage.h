@@ -54,10 +54,13 @@ public:
 
     // Reads up to n bytes at the current position and advances it; returns the bytes read (less
     // than n only at end of file, 0 there). Throws DataError naming the file and offset on an I/O error.
+    // Each request_bytes piece is one request, a read that finds the end of the file included; n = 0
+    // is none.
     size_t read(void* dst, size_t n);
     // Reads up to n bytes at `offset` without moving the position.
     size_t readAt(uint64_t offset, void* dst, size_t n);
-    // Reads the whole file from the current position to its end.
+    // Reads the whole file from the current position to its end, in the requests its size needs (no
+    // probing read past the end); a file that grew since open() is read to its present end.
     std::vector<uint8_t> readAll();
 
     uint64_t size() const { return size_; }
@@ -77,6 +80,8 @@ private:
 
 class Storage {
 public:
+    // Throws std::invalid_argument for a negative, NaN or infinite rate or latency, or a negative
+    // request_bytes. The numbers are used as given: `preset` only names them (see storagePreset).
     explicit Storage(StorageConfig config = {});
 
     // Opens `path` for reading (charging the open latency). Throws DataError naming the path and
