@@ -2,7 +2,8 @@
 //  * `step-vs-primitives`: a full W1 (fmnist-mlp) training step against the same step's oneDNN
 //    inner-product primitives alone (fwd, bwd-weights, bwd-data of every Dense layer) — the ceiling
 //    for this model on this machine; the ratio says how lean the rest of the step is;
-//  * `roofs`: peak fp32 GFLOP/s of a large oneDNN matmul and STREAM-triad GB/s (the roofline's roofs).
+//  * `roofs`: peak fp32 GFLOP/s of a large oneDNN matmul and STREAM-triad GB/s (the roofline's roofs);
+//  * `crc32c`, `tfrecord-read`: the input pipeline's record layer (recordsprobe.cpp).
 // Timings alternate A, B, A, B ... and report medians, so machine drift hits both sides alike.
 #include <CLI/CLI.hpp>
 
@@ -19,6 +20,7 @@
 #include "engine/layers/softmaxcrossentropy.h"
 #include "engine/model/model.h"
 #include "engine/optim/optimizer.h"
+#include "recordsprobe.h"
 
 using namespace trainbench::engine;
 using Clock = std::chrono::steady_clock;
@@ -194,7 +196,21 @@ int main(int argc, char** argv) {
     auto* rf = app.add_subcommand("roofs", "peak matmul GFLOP/s and STREAM-triad GB/s");
     rf->add_option("-t,--threads", threads);
     rf->add_option("-r,--rounds", rounds);
+    int mib = 64;
+    auto* crc = app.add_subcommand("crc32c", "CRC-32C GB/s: hardware instruction vs portable tables");
+    crc->add_option("-r,--rounds", rounds);
+    crc->add_option("--mib", mib, "buffer size in MiB");
+    bool zlib = false;
+    std::string file;
+    int readThreads = 1;
+    auto* tfr = app.add_subcommand("tfrecord-read", "TFRecord read and read + decodeExample of Fashion-MNIST");
+    tfr->add_option("-t,--threads", readThreads, "readers, each over the whole file");
+    tfr->add_option("-r,--rounds", rounds);
+    tfr->add_flag("--zlib", zlib, "write and read the file zlib-compressed");
+    tfr->add_option("--file", file, "where to write the TFRecord file (kept); default a temp file");
     CLI11_PARSE(app, argc, argv);
     if (*svp) return stepVsPrimitives(threads, rounds, steps, unfused);
+    if (*crc) return trainbench::bench::crc32cThroughput(rounds, mib);
+    if (*tfr) return trainbench::bench::tfrecordRead(rounds, readThreads, zlib, file);
     return roofs(threads, rounds);
 }
