@@ -4,6 +4,7 @@
 //    for this model on this machine; the ratio says how lean the rest of the step is;
 //  * `roofs`: peak fp32 GFLOP/s of a large oneDNN matmul and STREAM-triad GB/s (the roofline's roofs);
 //  * `csv-parse`, `image-decode`: input-pipeline sources on one thread (bench/sourcesprobe.cpp).
+//  * `crc32c`, `tfrecord-read`: the input pipeline's record layer (recordsprobe.cpp).
 // Timings alternate A, B, A, B ... and report medians, so machine drift hits both sides alike.
 #include <CLI/CLI.hpp>
 
@@ -22,6 +23,7 @@
 #include "engine/layers/softmaxcrossentropy.h"
 #include "engine/model/model.h"
 #include "engine/optim/optimizer.h"
+#include "recordsprobe.h"
 
 using namespace trainbench::engine;
 using Clock = std::chrono::steady_clock;
@@ -205,9 +207,23 @@ int main(int argc, char** argv) {
     auto* img = app.add_subcommand("image-decode", "decode time of a 28x28 grey PNG, 1 thread");
     img->add_option("-n,--images", images);
     img->add_option("-r,--rounds", csvRounds);
+    int mib = 64;
+    auto* crc = app.add_subcommand("crc32c", "CRC-32C GB/s: hardware instruction vs portable tables");
+    crc->add_option("-r,--rounds", rounds);
+    crc->add_option("--mib", mib, "buffer size in MiB");
+    bool zlib = false;
+    std::string file;
+    int readThreads = 1;
+    auto* tfr = app.add_subcommand("tfrecord-read", "TFRecord read and read + decodeExample of Fashion-MNIST");
+    tfr->add_option("-t,--threads", readThreads, "readers, each over the whole file");
+    tfr->add_option("-r,--rounds", rounds);
+    tfr->add_flag("--zlib", zlib, "write and read the file zlib-compressed");
+    tfr->add_option("--file", file, "where to write the TFRecord file (kept); default a temp file");
     CLI11_PARSE(app, argc, argv);
     if (*svp) return stepVsPrimitives(threads, rounds, steps, unfused);
     if (*csv) return csvParseBench(dir, csvRounds);
     if (*img) return imageDecodeBench(images, csvRounds);
+    if (*crc) return trainbench::bench::crc32cThroughput(rounds, mib);
+    if (*tfr) return trainbench::bench::tfrecordRead(rounds, readThreads, zlib, file);
     return roofs(threads, rounds);
 }

@@ -1,14 +1,11 @@
 #include "engine/data/idxreader.h"
 
+#include "engine/data/storage/storage.h"
 #include "engine/util/errors.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -21,10 +18,8 @@ constexpr int kMaxDims = 4;
 // Deflate cannot compress better than about 1032:1, so a header that claims more data than that
 // is wrong before a byte is inflated; the check also keeps a corrupt header from allocating GBs.
 constexpr uint64_t kMaxDeflateRatio = 1032;
-// zlib's default 8 KiB buffer costs a syscall per 8 KiB; 1 MiB keeps a 26 MB read to a few dozen.
-constexpr unsigned kGzBufferBytes = 1u << 20;
-// gzread takes an unsigned int length; stay well inside it.
-constexpr size_t kMaxGzReadBytes = 1u << 30;
+// inflate counts bytes in unsigned int; feed it at most this much at a time.
+constexpr size_t kMaxZlibPiece = size_t{1} << 30;
 constexpr size_t kDrainChunkBytes = 1u << 16;
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
@@ -37,51 +32,40 @@ std::string hexByte(uint8_t b) {
     return buf;
 }
 
-// One input file, plain or gzip, read front to back exactly once. Gzip is recognised by its
-// magic bytes so a decompressed file keeps working whatever it is named, and vice versa.
+// One IDX file's bytes in memory, plain or gzip, read front to back exactly once. Gzip is recognised
+// by its magic bytes so a decompressed file keeps working whatever it is named, and vice versa.
 class ByteSource {
 public:
-    explicit ByteSource(const std::string& path) : path_(path) {
-        fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd_ < 0) fail(path_, std::string("cannot open: ") + std::strerror(errno));
-        struct stat st {};
-        if (::fstat(fd_, &st) != 0) failErrno("cannot stat");
-        if (S_ISDIR(st.st_mode)) fail(path_, "is a directory, not an IDX file");
-        file_bytes_ = static_cast<uint64_t>(st.st_size);
-
-        unsigned char magic[2] = {0, 0};
-        // pread leaves the file offset at 0 for gzdopen / read below.
-        const ssize_t n = ::pread(fd_, magic, 2, 0);
-        if (n < 0) failErrno("cannot read");
-        if (n == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
-            gz_ = gzdopen(fd_, "rb");
-            if (gz_ == nullptr) fail(path_, "cannot start gzip decompression (out of memory?)");
-            fd_ = -1;  // owned by gz_ now
-            gzbuffer(gz_, kGzBufferBytes);
+    ByteSource(const uint8_t* data, size_t size, const std::string& path) : path_(path), data_(data), size_(size) {
+        if (size >= 2 && data[0] == 0x1f && data[1] == 0x8b) {
+            // 15 + 16: gzip wrapper only, as gzread would insist on for a file with this magic.
+            if (inflateInit2(&zs_, 15 + 16) != Z_OK) fail(path_, "cannot start gzip decompression (out of memory?)");
+            gzip_ = true;
+            zs_.next_in = const_cast<Bytef*>(data);
+            zs_.avail_in = 0;
         }
     }
 
     ~ByteSource() {
-        if (gz_ != nullptr) gzclose_r(gz_);
-        if (fd_ >= 0) ::close(fd_);
+        if (gzip_) inflateEnd(&zs_);
     }
     ByteSource(const ByteSource&) = delete;
     ByteSource& operator=(const ByteSource&) = delete;
 
-    bool gzip() const { return gz_ != nullptr; }
-    uint64_t fileBytes() const { return file_bytes_; }
+    bool gzip() const { return gzip_; }
+    uint64_t fileBytes() const { return size_; }
     // The stream offset messages refer to: decompressed bytes for gzip, file bytes otherwise.
     uint64_t offset() const { return delivered_; }
     // " (decompressed)" after an offset into a gzip stream, so nobody looks for it with hexdump.
     const char* offsetNote() const { return gzip() ? " (decompressed)" : ""; }
 
-    // Reads up to n bytes; fewer only at the end of the stream. Throws DataError on an I/O error
-    // or a corrupt or truncated gzip stream, so a short count always means a clean end.
+    // Reads up to n bytes; fewer only at the end of the stream. Throws DataError on a corrupt or
+    // truncated gzip stream, so a short count always means a clean end.
     size_t read(void* dst, size_t n) {
         auto* out = static_cast<unsigned char*>(dst);
         size_t got = 0;
         while (got < n) {
-            const size_t want = std::min(n - got, kMaxGzReadBytes);
+            const size_t want = std::min(n - got, kMaxZlibPiece);
             const size_t r = gzip() ? readGz(out + got, want) : readPlain(out + got, want);
             got += r;
             delivered_ += r;
@@ -101,68 +85,69 @@ public:
         }
     }
 
-    // Closes the file; gzclose_r reports errors that only show up at the very end.
-    void finish() {
-        if (gz_ != nullptr) {
-            const int rc = gzclose_r(gz_);
-            gz_ = nullptr;
-            if (rc == Z_BUF_ERROR) failTruncated();
-            if (rc != Z_OK) fail(path_, "error closing gzip stream (zlib code " + std::to_string(rc) + ")");
-        } else if (fd_ >= 0) {
-            ::close(fd_);
-            fd_ = -1;
-        }
-    }
-
 private:
-    [[noreturn]] void failErrno(const char* what) {
-        const int err = errno;
-        fail(path_, std::string(what) + ": " + std::strerror(err));
-    }
-
     [[noreturn]] void failTruncated() {
         fail(path_, "truncated gzip stream: compressed data ends after " + std::to_string(delivered_) +
-                        " decompressed bytes (compressed file is " + std::to_string(file_bytes_) +
+                        " decompressed bytes (compressed file is " + std::to_string(size_) +
                         " bytes); the file was cut short, download or copy it again");
     }
 
     size_t readPlain(unsigned char* dst, size_t n) {
-        for (;;) {
-            const ssize_t r = ::read(fd_, dst, n);
-            if (r >= 0) return static_cast<size_t>(r);
-            if (errno == EINTR) continue;
-            const int err = errno;  // before any allocation can touch it
-            fail(path_, "read error at byte offset " + std::to_string(delivered_) + ": " + std::strerror(err));
-        }
+        const size_t r = static_cast<size_t>(std::min<uint64_t>(n, size_ - consumed_));
+        if (r > 0) std::memcpy(dst, data_ + consumed_, r);
+        consumed_ += r;
+        return r;
     }
 
+    // Inflates straight into dst, so output stops exactly where the compressed data does and a
+    // truncation message can say how many bytes were good.
     size_t readGz(unsigned char* dst, size_t n) {
-        const int r = gzread(gz_, dst, static_cast<unsigned>(n));
-        const size_t got = static_cast<size_t>(std::max(r, 0));
-        int errnum = Z_OK;
-        const char* msg = gzerror(gz_, &errnum);
-        // zlib inflates ahead into its own buffer, so it flags a stream that stops before its
-        // trailer (Z_BUF_ERROR) while it still holds good bytes to hand out. Only a short read
-        // means they are used up; failing then makes the message say where the data really ends.
-        if (errnum == Z_BUF_ERROR) {
-            if (got == n) return got;
-            delivered_ += got;
-            failTruncated();
+        zs_.next_out = dst;
+        zs_.avail_out = static_cast<uInt>(n);
+        while (zs_.avail_out > 0 && !ended_) {
+            if (zs_.avail_in == 0) {
+                const size_t piece = static_cast<size_t>(std::min<uint64_t>(size_ - consumed_, kMaxZlibPiece));
+                if (piece == 0) {
+                    delivered_ += n - zs_.avail_out;
+                    failTruncated();
+                }
+                zs_.next_in = const_cast<Bytef*>(data_ + consumed_);
+                zs_.avail_in = static_cast<uInt>(piece);
+                consumed_ += piece;
+            }
+            const int rc = inflate(&zs_, Z_NO_FLUSH);
+            if (rc == Z_STREAM_END) {
+                // Like gzread: another gzip member may follow; anything else after a member is
+                // trailing garbage and ignored.
+                const uint64_t left = zs_.avail_in + (size_ - consumed_);
+                if (left >= 2 && peek(0) == 0x1f && peek(1) == 0x8b) {
+                    inflateReset(&zs_);
+                } else {
+                    ended_ = true;
+                }
+            } else if (rc != Z_OK && !(rc == Z_BUF_ERROR && zs_.avail_in == 0)) {
+                const char* why = zs_.msg != nullptr ? zs_.msg : "zlib error";
+                // No offset: where zlib noticed says little about where the damage is.
+                fail(path_, std::string("corrupt gzip stream: ") + why +
+                                "; the file is damaged, download or copy it again");
+            }
         }
-        if (r < 0 || errnum != Z_OK) {
-            std::string why = errnum == Z_ERRNO ? std::strerror(errno) : std::string(msg ? msg : "?");
-            // gzerror prefixes the name it was opened with, "<fd:3>: " after gzdopen; we name the path.
-            if (why.rfind("<fd:", 0) == 0 && why.find(": ") != std::string::npos) why.erase(0, why.find(": ") + 2);
-            // No offset: zlib inflates ahead, so where it noticed says little about where the damage is.
-            fail(path_, "corrupt gzip stream: " + why + "; the file is damaged, download or copy it again");
-        }
-        return got;
+        return n - zs_.avail_out;
+    }
+
+    // The byte `i` places after the next unread compressed byte (0 past the end).
+    uint8_t peek(size_t i) const {
+        const uint64_t at = consumed_ - zs_.avail_in + i;
+        return at < size_ ? data_[at] : 0;
     }
 
     std::string path_;
-    int fd_ = -1;
-    gzFile gz_ = nullptr;
-    uint64_t file_bytes_ = 0;
+    const uint8_t* data_;
+    uint64_t size_;
+    uint64_t consumed_ = 0;  // compressed bytes handed to inflate (or copied, for plain data)
+    bool gzip_ = false;
+    bool ended_ = false;
+    z_stream zs_{};
     uint64_t delivered_ = 0;
 };
 
@@ -211,7 +196,13 @@ std::string idxDimsString(const std::vector<int64_t>& dims) {
 }
 
 IdxArray readIdx(const std::string& path) {
-    ByteSource src(path);
+    Storage storage;
+    const std::vector<uint8_t> bytes = storage.open(path)->readAll();
+    return readIdx(bytes, path);
+}
+
+IdxArray readIdx(const std::vector<uint8_t>& bytes, const std::string& path) {
+    ByteSource src(bytes.data(), bytes.size(), path);
     IdxArray out;
 
     unsigned char head[kFixedHeaderBytes];
@@ -266,7 +257,6 @@ IdxArray readIdx(const std::string& path) {
     // check the CRC and length trailer, which is where a cut-off download shows.
     const uint64_t extra = src.drain();
     if (extra > 0) failSize(path, out, headerBytes, expected, expected + extra);
-    src.finish();
     return out;
 }
 

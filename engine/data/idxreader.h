@@ -37,5 +37,8 @@ std::string idxDimsString(const std::vector<int64_t>& dims);
 // Throws DataError on a missing or unreadable file, a bad header, a data size that disagrees
 // with the header, or a truncated or corrupt gzip stream.
 IdxArray readIdx(const std::string& path);
+// The same from a file's bytes already in memory (read through a Storage, say); `path` names the
+// file in messages.
+IdxArray readIdx(const std::vector<uint8_t>& bytes, const std::string& path);
 
 }  // namespace trainbench::engine

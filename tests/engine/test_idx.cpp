@@ -220,6 +220,51 @@ TEST_F(IdxReader, MissingFileAndDirectory) {
     EXPECT_NE(errorOf([&] { readIdx(dir_.string()); }).find("is a directory"), std::string::npos);
 }
 
+// The in-memory overload (what the pipeline uses after reading through a Storage) gives the same
+// arrays and the same messages as reading the file.
+TEST_F(IdxReader, FromMemoryMatchesFromFile) {
+    writeFile(path("plain"), idxBytes(kIdxU8, {3, 2, 2}, iota(12)));
+    writeGz(path("gz"), idxBytes(kIdxI16, {2}, iota(4)));
+    writeFile(path("short"), idxBytes(kIdxU8, {3, 4}, iota(9)));
+    writeGz(path("full.gz"), idxBytes(kIdxU8, {100, 1000}, noise(100000)));
+    const Bytes full = readFile(path("full.gz"));
+    writeFile(path("cut.gz"), Bytes(full.begin(), full.begin() + 4000));
+    writeFile(path("magic"), {0x50, 0x4b, 3, 4});
+    for (const char* name : {"plain", "gz", "short", "full.gz", "cut.gz", "magic"}) {
+        const std::string p = path(name).string();
+        std::string fileError, memoryError;
+        IdxArray fromFile, fromMemory;
+        try {
+            fromFile = readIdx(p);
+        } catch (const DataError& e) {
+            fileError = e.what();
+        }
+        try {
+            fromMemory = readIdx(readFile(p), p);
+        } catch (const DataError& e) {
+            memoryError = e.what();
+        }
+        EXPECT_EQ(memoryError, fileError) << name;
+        EXPECT_EQ(fromMemory.dims, fromFile.dims) << name;
+        EXPECT_EQ(fromMemory.data, fromFile.data) << name;
+    }
+    EXPECT_EQ(readIdx(readFile(path("gz")), "x").dims, (std::vector<int64_t>{2}));
+}
+
+// Like gzread: concatenated gzip members are one stream; bytes after the last member are ignored.
+TEST_F(IdxReader, GzipMembersAndTrailingBytes) {
+    const Bytes content = idxBytes(kIdxU8, {2, 10}, iota(20));
+    writeGz(path("a.gz"), Bytes(content.begin(), content.begin() + 15));
+    writeGz(path("b.gz"), Bytes(content.begin() + 15, content.end()));
+    Bytes both = readFile(path("a.gz"));
+    const Bytes b = readFile(path("b.gz"));
+    both.insert(both.end(), b.begin(), b.end());
+    EXPECT_EQ(readIdx(both, "two members").data, iota(20));
+    both.push_back(0x00);
+    both.push_back(0x42);
+    EXPECT_EQ(readIdx(both, "trailing").data, iota(20));
+}
+
 using ImageDatasetTest = TempDirTest;
 
 // Five 2x3 images whose pixels encode their index, labels 0..2.

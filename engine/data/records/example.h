@@ -24,6 +24,9 @@ std::string encodeExampleFloat(const float* values, size_t count, int64_t label,
 // float pixels copied. `expected_size` > 0 checks the feature count. Throws DataError with `where`
 // ("file: record at byte offset N") and what is wrong: not a valid Example, "image" or "label"
 // missing or of the wrong kind, a size that is not expected_size, a label outside [0, 2^31).
+// Reads the wire format directly (no map is built) and accepts exactly what protobuf's parser
+// accepts, with its rules: features in any order, packed or unpacked lists, unknown fields skipped,
+// the last entry of a repeated feature name wins.
 void decodeExample(const uint8_t* data, size_t size, size_t expected_size, Sample& out, const std::string& where);
 
 }  // namespace trainbench::engine

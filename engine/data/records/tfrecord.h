@@ -17,6 +17,8 @@ const char* compressionName(Compression c);
 
 // Writes records to a new file (truncating). Data reaches the file by close() at the latest;
 // close() flushes and fsyncs and throws DataError naming the file when the disk is full or fails.
+// Writes are buffered (1 MiB), so a failing disk may show in write() already; after a failure every
+// later write() or close() repeats the error, and write() after close() is a std::logic_error.
 class TFRecordWriter {
 public:
     TFRecordWriter(const std::string& path, Compression compression = Compression::kNone);
@@ -36,11 +38,20 @@ private:
 // A corrupt record raises DataError in the form
 //   "<path>: corrupted record at byte offset <N>: <kind>"
 // where kind is "length CRC mismatch", "data CRC mismatch", "truncated record (needs <A> bytes,
-// <B> left)" or "truncated length header". A length larger than what is left of the file is
-// rejected as a corrupted length before anything is allocated. With skip_corrupt the reader instead
-// counts the record, resynchronises where it can (after a data CRC mismatch the framing is intact;
-// after a bad length the rest of the file is skipped) and goes on; skipped() tells how many.
-// Offsets refer to the uncompressed stream for zlib files.
+// <B> left)" (A = the whole record with its 16 framing bytes, B = what the file holds from N on),
+// "truncated length header", or "record length <L> exceeds the limit of 1073741824 bytes" (1 GiB).
+// A length larger than what is left of the file is rejected as a truncated record before anything
+// is allocated (zlib files, whose size is unknown, grow the record only as data inflates). With
+// skip_corrupt the reader instead counts the record, resynchronises where it can (after a data CRC
+// mismatch the framing is intact; after a bad length the rest of the file is skipped) and goes on;
+// skipped() tells how many. Offsets refer to the uncompressed stream for zlib files.
+// A damaged zlib stream ends the file after the records before the damage: "<path>: truncated zlib
+// stream: ...", "<path>: corrupt zlib stream after <N> uncompressed bytes: ..." or "<path>:
+// unexpected data after the end of the zlib stream ..."; with skip_corrupt it counts as one skipped
+// record. After an error, next() throws it again.
+//
+// Reads go to the StorageFile in chunks of 1 MiB (less for smaller files): one storage request
+// each. next() makes no syscall or allocation per record once `out` has grown to the record size.
 class TFRecordReader {
 public:
     TFRecordReader(std::unique_ptr<StorageFile> file, Compression compression = Compression::kNone,

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of the fuzz targets into tests/data/fuzz/<target>/: a few small valid
+inputs and a few broken ones per target. Deterministic; rerun after changing it and commit the
+files. Needs only the standard library (the TFRecord CRC is computed bit by bit here)."""
+import gzip
+import os
+import struct
+import zlib
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "fuzz")
+
+
+def crc32c(data):
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
+
+
+def masked(data):
+    c = crc32c(data)
+    return (((c >> 15) | (c << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+
+
+def frame(data):
+    length = struct.pack("<Q", len(data))
+    return length + struct.pack("<I", masked(length)) + data + struct.pack("<I", masked(data))
+
+
+def varint(v):
+    out = bytearray()
+    while v >= 0x80:
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+
+
+def field(number, wire_type, payload=b""):
+    if wire_type == 2:
+        return varint(number << 3 | 2) + varint(len(payload)) + payload
+    return varint(number << 3 | wire_type) + payload
+
+
+def entry(key, feature):
+    return field(1, 2, field(1, 2, key) + field(2, 2, feature))
+
+
+def bytes_feature(*values):
+    return field(1, 2, b"".join(field(1, 2, v) for v in values))
+
+
+def float_feature(values, packed=True):
+    if packed:
+        return field(2, 2, field(1, 2, struct.pack("<%df" % len(values), *values)))
+    return field(2, 2, b"".join(field(1, 5, struct.pack("<f", v)) for v in values))
+
+
+def int64_feature(values, packed=True):
+    enc = [varint(v & 0xFFFFFFFFFFFFFFFF) for v in values]
+    if packed:
+        return field(3, 2, field(1, 2, b"".join(enc)))
+    return field(3, 2, b"".join(field(1, 0, e) for e in enc))
+
+
+def example(*entries):
+    return field(1, 2, b"".join(entries))
+
+
+def idx(type_code, dims, data):
+    return bytes([0, 0, type_code, len(dims)]) + b"".join(struct.pack(">I", d) for d in dims) + data
+
+
+def write(target, name, data):
+    folder = os.path.join(ROOT, target)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, name), "wb") as f:
+        f.write(data)
+
+
+def main():
+    small = example(entry(b"image", bytes_feature(bytes([0, 64, 128, 255]))), entry(b"label", int64_feature([3])))
+    floats = example(entry(b"height", int64_feature([1])), entry(b"image", float_feature([0.5, -1.0])),
+                     entry(b"label", int64_feature([1])), entry(b"width", int64_feature([2])))
+    write("fuzz_example", "bytes_image", small)
+    write("fuzz_example", "float_image", floats)
+    write("fuzz_example", "unpacked", example(entry(b"label", int64_feature([7], packed=False)),
+                                              entry(b"image", float_feature([1.0, 2.0, 3.0], packed=False))))
+    write("fuzz_example", "unknown_fields",
+          field(9, 0, varint(300)) + example(entry(b"image", bytes_feature(b"\x01\x02") + field(5, 5, b"abcd")),
+                                             entry(b"label", int64_feature([2])) + field(7, 3) + field(7, 4)))
+    write("fuzz_example", "duplicate_keys", example(entry(b"image", bytes_feature(b"\x01")), entry(b"label", int64_feature([1])),
+                                                    entry(b"image", bytes_feature(b"\x02\x03"))))
+    write("fuzz_example", "missing_label", example(entry(b"image", bytes_feature(b"\x01"))))
+    write("fuzz_example", "two_byte_strings", example(entry(b"image", bytes_feature(b"a", b"b")),
+                                                      entry(b"label", int64_feature([1]))))
+
+    records = frame(small) + frame(b"") + frame(floats)
+    write("fuzz_tfrecord", "three_records", records)
+    write("fuzz_tfrecord", "one_record", frame(b"hello"))
+    write("fuzz_tfrecord", "zlib_records", zlib.compress(records, 6))
+    broken = bytearray(records)
+    broken[20] ^= 0x10  # inside the first record's data
+    write("fuzz_tfrecord", "data_crc_mismatch", bytes(broken))
+    broken = bytearray(records)
+    broken[2] ^= 0x01  # inside the first length
+    write("fuzz_tfrecord", "length_crc_mismatch", bytes(broken))
+    write("fuzz_tfrecord", "truncated_footer", records[:-2])
+    write("fuzz_tfrecord", "truncated_header", frame(b"x") + records[:7])
+
+    write("fuzz_idx", "u8_2x3", idx(0x08, [2, 3], bytes(range(6))))
+    write("fuzz_idx", "u8_2x3.gz", gzip.compress(idx(0x08, [2, 3], bytes(range(6))), mtime=0))
+    write("fuzz_idx", "i16_3", idx(0x0B, [3], b"\x00\x01\x00\x02\xff\xfe"))
+    write("fuzz_idx", "f64_1x1x1x1", idx(0x0E, [1, 1, 1, 1], struct.pack(">d", 0.25)))
+    write("fuzz_idx", "too_short", idx(0x08, [4, 4], bytes(10)))
+    write("fuzz_idx", "gzip_cut", gzip.compress(idx(0x08, [8, 8], bytes(range(64))), mtime=0)[:30])
+
+
+if __name__ == "__main__":
+    main()
