@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/inputbench.h"
 #include "bench/sourcesprobe.h"
 #include "engine/data/batcher.h"
 #include "engine/data/imagedataset.h"
@@ -219,11 +220,25 @@ int main(int argc, char** argv) {
     tfr->add_option("-r,--rounds", rounds);
     tfr->add_flag("--zlib", zlib, "write and read the file zlib-compressed");
     tfr->add_option("--file", file, "where to write the TFRecord file (kept); default a temp file");
+    std::string dataDir = "data";
+    int64_t limit = 0;
+    int streams = 8;
+    auto* ir = app.add_subcommand("input-read", "TFRecord shards vs gzip IDX: read + parse to batches, page cache");
+    ir->add_option("-t,--threads", threads);
+    int inputRounds = 5;
+    ir->add_option("-r,--rounds", inputRounds);
+    ir->add_option("--data", dataDir, "folder made by scripts/prepare-io-data.sh");
+    auto* sf = app.add_subcommand("small-files", "one file per example vs 16 shards on the emulated cloud store");
+    sf->add_option("--streams", streams, "parallel reads for both layouts");
+    sf->add_option("--limit", limit, "read only the first N one-example files (0 = all)");
+    sf->add_option("--data", dataDir, "folder made by scripts/prepare-io-data.sh");
     CLI11_PARSE(app, argc, argv);
     if (*svp) return stepVsPrimitives(threads, rounds, steps, unfused);
     if (*csv) return csvParseBench(dir, csvRounds);
     if (*img) return imageDecodeBench(images, csvRounds);
     if (*crc) return trainbench::bench::crc32cThroughput(rounds, mib);
     if (*tfr) return trainbench::bench::tfrecordRead(rounds, readThreads, zlib, file);
+    if (*ir) return trainbench::bench::inputRead(dataDir, threads, inputRounds);
+    if (*sf) return trainbench::bench::smallFiles(dataDir, streams, limit);
     return roofs(threads, rounds);
 }

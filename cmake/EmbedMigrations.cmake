@@ -1,6 +1,7 @@
 # Script mode: embeds resources/migrations/NNNN_*.sql into a C++ header at build time.
-#   cmake -DOUTPUT=<header> -DINPUTS=<file;file;...> -P EmbedMigrations.cmake
+#   cmake -DOUTPUT=<header> -DINPUTS=<file|file|...> -P EmbedMigrations.cmake
 # Each file becomes {version NNNN, description (its first line, after "-- "), SQL}.
+string(REPLACE "|" ";" INPUTS "${INPUTS}")
 list(SORT INPUTS)
 set(body "")
 set(expected 1)

@@ -1,5 +1,6 @@
 #pragma once
 // The subcommands of trainbench-cli. Each returns the process exit code (see exitcodes.h).
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -24,5 +25,19 @@ struct ExportArgs {
     std::string output;          // empty: stdout
 };
 int exportCommand(const ExportArgs& args);
+
+struct ConvertArgs {
+    std::string from = "fashion-mnist";  // fashion-mnist | idx | csv | images | tfrecord | example_files
+    std::string input;                   // IDX folder, or the files (folder, glob, file)
+    std::string split = "both";          // train | test | both (IDX only)
+    std::string to = "tfrecord";         // tfrecord | files
+    int64_t shards = 16;
+    std::string compression = "none";    // output TFRecord compression
+    std::string input_compression = "none";
+    int channels = 1;                    // image folders: 1 or 3
+    int64_t limit = 0;
+    std::string output;
+};
+int convertCommand(const ConvertArgs& args);
 
 }  // namespace trainbench::cli

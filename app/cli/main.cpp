@@ -46,8 +46,30 @@ int main(int argc, char** argv) {
     exportCmd->add_option("run", exp.run, "Run id or name")->required();
     exportCmd->add_option("--db", exp.db, "Run store (SQLite file)")->default_str(defaultDb);
     exportCmd->add_flag("--csv", csv, "CSV output (the only format so far)")->required();
-    exportCmd->add_option("--series", exp.what, "steps or evals")->check(CLI::IsMember({"steps", "evals"}));
+    exportCmd->add_option("--series", exp.what, "steps, evals or input (per-step input-pipeline stages)")
+        ->check(CLI::IsMember({"steps", "evals", "input"}));
     exportCmd->add_option("-o,--output", exp.output, "Write to this file instead of standard output");
+
+    cli::ConvertArgs conv;
+    auto* convertCmd = app.add_subcommand("convert", "Convert a data set to TFRecord shards or one file per example");
+    convertCmd->add_option("output", conv.output, "Output folder (created if missing)")->required();
+    convertCmd->add_option("--from", conv.from, "Source format")
+        ->check(CLI::IsMember({"fashion-mnist", "idx", "csv", "images", "tfrecord", "example_files"}))
+        ->default_str(conv.from);
+    convertCmd->add_option("--input", conv.input,
+                           "IDX folder (default: Debian's Fashion-MNIST), or the source files: folder, glob or file");
+    convertCmd->add_option("--split", conv.split, "Which split (IDX: both by default)")
+        ->check(CLI::IsMember({"train", "test", "both"}))->default_str(conv.split);
+    convertCmd->add_option("--to", conv.to, "tfrecord (shards) or files (one serialized Example per file)")
+        ->check(CLI::IsMember({"tfrecord", "files"}))->default_str(conv.to);
+    convertCmd->add_option("--shards", conv.shards, "Number of TFRecord files")->check(CLI::Range(1, 100000))
+        ->default_str(std::to_string(conv.shards));
+    convertCmd->add_option("--compression", conv.compression, "TFRecord compression")
+        ->check(CLI::IsMember({"none", "zlib"}))->default_str(conv.compression);
+    convertCmd->add_option("--input-compression", conv.input_compression, "Compression of TFRecord input")
+        ->check(CLI::IsMember({"none", "zlib"}))->default_str(conv.input_compression);
+    convertCmd->add_option("--channels", conv.channels, "Image folders: 1 = grey, 3 = RGB")->check(CLI::Range(1, 3));
+    convertCmd->add_option("--limit", conv.limit, "Convert only the first N examples of each split");
 
     try {
         app.parse(argc, argv);
@@ -64,5 +86,6 @@ int main(int argc, char** argv) {
     if (*runsCmd) return cli::runsCommand(db, status, limit);
     if (*showCmd) return cli::showCommand(db, showRun);
     if (*exportCmd) return cli::exportCommand(exp);
+    if (*convertCmd) return cli::convertCommand(conv);
     return cli::kExitUsage;
 }

@@ -65,6 +65,47 @@ std::optional<profiler::RunRow> findOrComplain(profiler::RunStore& store, const 
     return row;
 }
 
+// The input pipeline's settings and what each stage did over the whole run.
+void printInputPipeline(profiler::RunStore& store, profiler::RunId id) {
+    const auto attributes = store.attributes(id);
+    const auto rows = store.inputStages(id);
+    if (attributes.empty() && rows.empty()) return;
+    std::printf("\ninput pipeline\n");
+    for (const auto& [key, value] : attributes) {
+        if (key == "input.autotune_trials") continue;
+        std::printf("  %-30s %s\n", key.c_str(), value.c_str());
+    }
+    for (const auto& [key, value] : attributes)
+        if (key == "input.autotune_trials") {
+            std::string indented = value;
+            for (size_t at = indented.find('\n'); at != std::string::npos; at = indented.find('\n', at + 5))
+                indented.replace(at, 1, "\n    ");
+            std::printf("  autotune trials:\n    %s\n", indented.c_str());
+        }
+    struct Total {
+        double seconds = 0, fillSum = 0;
+        int64_t items = 0, bytes = 0, fillN = 0;
+    };
+    std::vector<std::pair<std::string, Total>> totals;  // in first-seen order
+    for (const auto& row : rows) {
+        auto it = std::find_if(totals.begin(), totals.end(), [&](const auto& t) { return t.first == row.stage.stage; });
+        if (it == totals.end()) it = totals.insert(totals.end(), {row.stage.stage, Total{}});
+        it->second.seconds += row.stage.seconds;
+        it->second.items += row.stage.items;
+        it->second.bytes += row.stage.bytes;
+        if (row.stage.fill >= 0) {
+            it->second.fillSum += row.stage.fill;
+            ++it->second.fillN;
+        }
+    }
+    if (totals.empty()) return;
+    TextTable t({"STAGE", "BUSY TIME", "ITEMS", "MB", "MEAN QUEUE FILL"});
+    for (const auto& [name, tot] : totals)
+        t.add({name, fmt("%.2f s", tot.seconds), std::to_string(tot.items), fmt("%.1f", static_cast<double>(tot.bytes) / 1e6),
+               tot.fillN > 0 ? fmt("%.0f %%", 100.0 * tot.fillSum / static_cast<double>(tot.fillN)) : "-"});
+    t.print(stdout);
+}
+
 }  // namespace
 
 int runsCommand(const std::string& db, const std::string& status, int limit) {
@@ -127,6 +168,12 @@ int showCommand(const std::string& db, const std::string& run) {
                         r->step_at_target ? (" (step " + std::to_string(*r->step_at_target) + ")").c_str() : "");
         std::printf("  training time   %s, evaluation %s\n", secs(r->train_seconds).c_str(), secs(r->eval_seconds).c_str());
         std::printf("  throughput      %s samples/s\n", rate(r->throughput).c_str());
+        if (r->input_seconds && r->train_seconds && *r->train_seconds > 0)
+            std::printf("  input wait      %s (%.1f %% of training time)\n", secs(r->input_seconds).c_str(),
+                        100.0 * *r->input_seconds / *r->train_seconds);
+        if (r->skipped_records && *r->skipped_records > 0)
+            std::printf("  skipped         %lld corrupt record(s)\n", static_cast<long long>(*r->skipped_records));
+        printInputPipeline(*store, r->id);
 
         auto evals = store->evals(r->id);
         std::printf("\nevaluations (%zu)\n", evals.size());
@@ -167,7 +214,15 @@ int exportCommand(const ExportArgs& args) {
         if (!r) return code;
         std::ostringstream out;
         out.precision(9);
-        if (args.what == "evals") {
+        if (args.what == "input") {
+            out << "step,stage,seconds,items,bytes,fill\n";
+            for (const auto& row : store->inputStages(r->id)) {
+                out << row.step << ',' << row.stage.stage << ',' << row.stage.seconds << ',' << row.stage.items << ','
+                    << row.stage.bytes << ',';
+                if (row.stage.fill >= 0) out << row.stage.fill;
+                out << '\n';
+            }
+        } else if (args.what == "evals") {
             out << "step,epoch,split,loss,accuracy,samples,eval_seconds,wall_seconds\n";
             for (const auto& e : store->evals(r->id))
                 out << e.step << ',' << e.epoch << ',' << e.split << ',' << e.loss << ',' << e.accuracy << ','

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "app/experiment/experiment.h"
@@ -174,10 +175,124 @@ SchemaKey buildSchema() {
                                  [](const json& v, Experiment& out) { out.description = v.get<std::string>(); });
     description.nonEmpty = false;
 
+    using engine::PipelineConfig;
+    using engine::StorageConfig;
+    const PipelineConfig pc{};
+    const engine::CsvOptions co{};
+    // Setters for the nested data.pipeline / data.storage / data.csv sections.
+    auto pipe = [](auto PipelineConfig::*field) -> SchemaKey::Store {
+        return [field](const json& v, Experiment& out) {
+            out.data.pipeline.*field = v.get<std::remove_reference_t<decltype(out.data.pipeline.*field)>>();
+        };
+    };
+    auto store = [](auto StorageConfig::*field) -> SchemaKey::Store {
+        return [field](const json& v, Experiment& out) {
+            out.data.storage.*field = v.get<std::remove_reference_t<decltype(out.data.storage.*field)>>();
+        };
+    };
+    // Storage numbers default to the preset's value: no default here, the preset fills them in.
+    auto storageNumber = [&](std::string key, Range r, std::string meaning, SchemaKey::Store st) {
+        SchemaKey k = withRange(base(std::move(key), SchemaType::Number, nullptr, std::move(meaning)), r);
+        k.defaultNote = "the preset's";
+        k.store = std::move(st);
+        return k;
+    };
+    SchemaKey storageSection = section("storage",
+        "Emulated storage under every file read: adds bandwidth limits and latencies to the real reads.", {
+        choice("preset", "local", engine::storagePresetNames(),
+               "Starting values: local (no emulation), ssd, hdd, cloud (object store: 100 MB/s per stream, "
+               "1000 MB/s in all, 20 ms per open, 10 ms per request). The keys below override them.",
+               [](const json& v, Experiment& out) {
+                   out.data.storage = engine::storagePreset(v.get<std::string>());
+               }),
+        storageNumber("bandwidth_mb_s", Range::ge(0), "All open files together, MB/s (0 = unlimited).",
+                      store(&StorageConfig::bandwidth_mb_s)),
+        storageNumber("stream_bandwidth_mb_s", Range::ge(0), "Each open file on its own, MB/s (0 = unlimited).",
+                      store(&StorageConfig::stream_bandwidth_mb_s)),
+        storageNumber("open_latency_ms", Range::ge(0).le(60000), "Charged on every file open, ms.",
+                      store(&StorageConfig::open_latency_ms)),
+        storageNumber("request_latency_ms", Range::ge(0).le(60000), "Charged on every read request, ms.",
+                      store(&StorageConfig::request_latency_ms)),
+        [&] {
+            SchemaKey k = withRange(base("request_bytes", SchemaType::Integer, nullptr,
+                                         "Largest read request; longer reads are split (0 = no limit)."),
+                                    Range::ge(0));
+            k.defaultNote = "the preset's";
+            k.store = store(&StorageConfig::request_bytes);
+            return k;
+        }(),
+    });
+    SchemaKey pipelineSection = section("pipeline",
+        "The streaming input pipeline (non-IDX data sets), in tf.data's stage order: list files, interleave, "
+        "map, cache, shuffle, batch, prefetch.", {
+        flag("shuffle_files", pc.shuffle_files, "Reorder the file list every epoch (seeded; needs data.shuffle).",
+             pipe(&PipelineConfig::shuffle_files)),
+        integer("cycle_length", pc.cycle_length, Range::ge(1).le(256), "Files read at once, one record from each in turn (interleave).",
+                pipe(&PipelineConfig::cycle_length)),
+        flag("parallel_reads", pc.parallel_reads, "Read each of the cycle_length files on its own thread.",
+             pipe(&PipelineConfig::parallel_reads)),
+        integer("map_parallel_calls", pc.map_parallel_calls, Range::ge(1).le(256), "Threads parsing and decoding records (1 = the pipeline's own thread).",
+                pipe(&PipelineConfig::map_parallel_calls)),
+        integer("shuffle_buffer", pc.shuffle_buffer, Range::ge(1), "Examples held in the shuffle buffer (when data.shuffle).",
+                pipe(&PipelineConfig::shuffle_buffer)),
+        integer("prefetch", pc.prefetch, Range::ge(0).le(1024), "Batches made ahead on a background thread (0 = made when the trainer asks).",
+                pipe(&PipelineConfig::prefetch)),
+        flag("cache", pc.cache, "Keep the decoded examples in memory after the first epoch.", pipe(&PipelineConfig::cache)),
+        integer("shard_count", pc.shard_count, Range::ge(1).le(65536), "Workers the data is split over; this one reads 1/shard_count.",
+                pipe(&PipelineConfig::shard_count)),
+        integer("shard_index", pc.shard_index, Range::ge(0), "This worker's shard, 0-based.", pipe(&PipelineConfig::shard_index)),
+        choice("shard_by", pc.shard_by, {"file", "element"}, "Shard whole files (reads 1/N of the bytes) or every Nth record (reads all).",
+               pipe(&PipelineConfig::shard_by)),
+        flag("autotune", pc.autotune, "Measure and choose cycle_length, parallel_reads, map_parallel_calls and prefetch "
+             "(the values given are then ignored); the choice is recorded with the run.", pipe(&PipelineConfig::autotune)),
+        flag("skip_corrupt", pc.skip_corrupt, "Skip corrupt records and count them, instead of failing the run.",
+             pipe(&PipelineConfig::skip_corrupt)),
+        choice("compression", pc.compression, {"none", "zlib"}, "TFRecord files: TensorFlow's compression_type \"\" or \"ZLIB\".",
+               pipe(&PipelineConfig::compression)),
+    });
+    pipelineSection.checks.push_back([](const json& s, const std::string& where, IssueList& issues) {
+        if (s["shard_index"].get<int64_t>() >= s["shard_count"].get<int64_t>())
+            issues.add(where + ".shard_index", "must be < shard_count (" + s["shard_count"].dump() + "), got " +
+                                                   s["shard_index"].dump());
+    });
+    SchemaKey csvSection = section("csv", "CSV sources: numeric columns plus one integer label column.", {
+        text("delimiter", std::string(1, co.delimiter), "Field separator, one character.",
+             [](const json& v, Experiment& out) { out.data.csv.delimiter = v.get<std::string>()[0]; }),
+        choice("header", co.header, {"auto", "yes", "no"}, "Whether the first line names the columns (auto: if any field is not a number).",
+               [](const json& v, Experiment& out) { out.data.csv.header = v.get<std::string>(); }),
+        [&] {
+            SchemaKey k = text("label_column", "", "The label column: its header name or 0-based index (empty = the last column).",
+                               [](const json& v, Experiment& out) { out.data.csv.label_column = v.get<std::string>(); });
+            k.nonEmpty = false;
+            return k;
+        }(),
+    });
+    csvSection.checks.push_back([](const json& s, const std::string& where, IssueList& issues) {
+        if (s["delimiter"].get<std::string>().size() != 1)
+            issues.add(where + ".delimiter", "must be exactly one character, got " + s["delimiter"].dump());
+    });
+    auto optionalPath = [&](std::string key, std::string meaning, SchemaKey::Store st) {
+        SchemaKey k = base(std::move(key), SchemaType::Path, nullptr, std::move(meaning));
+        k.nonEmpty = true;
+        k.defaultNote = "none (required for streaming data sets)";
+        k.store = std::move(st);
+        return k;
+    };
+
     SchemaKey data = section("data", "Where the training and test data come from and how batches are made.", {
-        choice("dataset", d.dataset, {"fashion-mnist", "idx"},
-               "Data set format. 'idx' is any folder of IDX files (e.g. MNIST) named by the four file keys.",
+        choice("dataset", d.dataset, {"fashion-mnist", "idx", "tfrecord", "csv", "images", "example_files"},
+               "Data set format. 'fashion-mnist'/'idx': IDX files in path, held in memory. Streaming through the "
+               "pipeline: 'tfrecord' (TFRecord shards of tf.train.Example), 'csv', 'images' (a folder with one "
+               "sub-folder per class, PNG or JPEG), 'example_files' (one serialized tf.train.Example per file).",
                to(&Experiment::data, &DataConfig::dataset)),
+        optionalPath("train_files", "Streaming data sets: the training files, as a folder, a glob (\"shards/train-*.tfrecord\") or one file.",
+                     to(&Experiment::data, &DataConfig::train_files)),
+        optionalPath("test_files", "Streaming data sets: the test files, read once into memory for evaluation.",
+                     to(&Experiment::data, &DataConfig::test_files)),
+        integer("channels", d.channels, Range::ge(1).le(3), "Image folders: 1 = grey, 3 = RGB (images are converted).",
+                [](const json& v, Experiment& out) { out.data.channels = v.get<int>(); }),
+        integer("num_classes", d.num_classes, Range::ge(0).le(65536), "Classes (0 = one more than the largest test label).",
+                to(&Experiment::data, &DataConfig::num_classes)),
         path("path", d.path, "Folder holding the IDX files (plain or .gz). Relative to the experiment file's folder.",
              to(&Experiment::data, &DataConfig::path)),
         text("train_images", d.train_images, "Training images file in path (\".gz\" is tried too).",
@@ -193,6 +308,15 @@ SchemaKey buildSchema() {
              to(&Experiment::data, &DataConfig::shuffle)),
         flag("drop_remainder", d.drop_remainder, "Drop the last, smaller batch of each epoch (static shapes).",
              to(&Experiment::data, &DataConfig::drop_remainder)),
+        csvSection,
+        pipelineSection,
+        storageSection,
+    });
+    data.checks.push_back([](const json& s, const std::string& where, IssueList& issues) {
+        const std::string ds = s["dataset"].get<std::string>();
+        if (ds == "fashion-mnist" || ds == "idx") return;
+        for (const char* key : {"train_files", "test_files"})
+            if (!s.contains(key)) issues.add(where + "." + key, std::string("missing; dataset '") + ds + "' reads its data from files");
     });
 
     SchemaKey optimizer = section("optimizer", "How the weights are updated from the gradients.", {

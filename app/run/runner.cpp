@@ -4,7 +4,7 @@
 #include <memory>
 #include <optional>
 
-#include "engine/data/imagedataset.h"
+#include "engine/data/pipeline/datasource.h"
 #include "engine/device/cpudevice.h"
 #include "engine/model/model.h"
 #include "engine/optim/optimizer.h"
@@ -54,6 +54,30 @@ profiler::RunSpec specFor(const Experiment& x, int threads) {
     return spec;
 }
 
+// What the input pipeline runs with, kept with the run (autotune's choice in particular).
+std::vector<std::pair<std::string, std::string>> pipelineAttributes(const engine::TrainingData& d) {
+    const engine::PipelineChoice& c = d.choice;
+    std::vector<std::pair<std::string, std::string>> a = {
+        {"input.source", d.description},
+        {"input.cycle_length", std::to_string(c.cycle_length)},
+        {"input.parallel_reads", c.parallel_reads ? "true" : "false"},
+        {"input.map_parallel_calls", std::to_string(c.map_parallel_calls)},
+        {"input.prefetch", std::to_string(c.prefetch)},
+        {"input.autotuned", c.autotuned ? "true" : "false"},
+    };
+    if (c.autotuned) {
+        a.emplace_back("input.autotune_seconds", std::to_string(c.autotune_seconds));
+        a.emplace_back("input.autotune_trials", c.notes);
+    }
+    const engine::StorageConfig& s = d.storage->config();
+    a.emplace_back("storage.preset", s.preset);
+    a.emplace_back("storage.bandwidth_mb_s", std::to_string(s.bandwidth_mb_s));
+    a.emplace_back("storage.stream_bandwidth_mb_s", std::to_string(s.stream_bandwidth_mb_s));
+    a.emplace_back("storage.open_latency_ms", std::to_string(s.open_latency_ms));
+    a.emplace_back("storage.request_latency_ms", std::to_string(s.request_latency_ms));
+    return a;
+}
+
 }  // namespace
 
 RunOutcome runExperiment(const RunRequest& request) {
@@ -65,17 +89,14 @@ RunOutcome runExperiment(const RunRequest& request) {
     out.id = writer.runId();
     std::optional<engine::RunSummary> summary;
     try {
-        engine::ImageDataset train = engine::loadIdxDataset(x.data, /*train=*/true);
-        engine::ImageDataset test = engine::loadIdxDataset(x.data, /*train=*/false);
-        say("data: " + std::to_string(train.count) + " training and " + std::to_string(test.count) +
-            " test examples, " + std::to_string(train.channels) + "x" + std::to_string(train.height) + "x" +
-            std::to_string(train.width) + ", " + std::to_string(train.num_classes) + " classes, from " + x.data.path);
-        const int64_t classes = std::max(train.num_classes, test.num_classes);
-        engine::Model model(x.model, {train.channels, train.height, train.width}, classes, device, x.train.seed);
+        engine::TrainingData data = engine::openTrainingData(x.data, x.train.batch_size, x.train.seed, say);
+        say("data: " + data.description);
+        if (data.choice.autotuned || engine::usesStreamingPipeline(x.data)) writer.attributes(pipelineAttributes(data));
+        engine::Model model(x.model, {data.channels, data.height, data.width}, data.num_classes, device, x.train.seed);
         say("model: " + std::to_string(model.paramCount()) + " parameters, " + std::to_string(device.threads()) +
             " thread(s)");
         auto optimizer = engine::Optimizer::create(x.optimizer, model.paramCount());
-        engine::Trainer trainer(model, *optimizer, train, test, x.train, x.data);
+        engine::Trainer trainer(model, *optimizer, *data.train, data.test, x.train);
         RecordingObserver observer(writer, request.observer, request.stop);
         summary = trainer.run(observer);
     } catch (const profiler::StoreError&) {

@@ -1,24 +1,61 @@
 #pragma once
-// Where the training data comes from and how it is batched.
+// Where the training data comes from, how it is read and how it is batched: the experiment file's
+// `data` section (docs/experiment-format.md).
 #include <cstdint>
 #include <string>
+
+#include "engine/data/sources/csv.h"
+#include "engine/data/storage/storage.h"
 
 namespace trainbench::engine {
 
 // Debian's dataset-fashion-mnist package installs the IDX files here.
 inline constexpr const char* kDefaultFashionMnistDir = "/usr/share/datasets/fashion-mnist";
 
+// The tf.data-like input pipeline, in its fixed stage order:
+//   list files -> [shard by file] -> interleave -> [shard by element] -> map (parse/decode)
+//   -> [cache] -> shuffle -> batch -> prefetch, repeated once per epoch.
+struct PipelineConfig {
+    bool shuffle_files = true;        // reorder the file list every epoch (seeded)
+    int64_t cycle_length = 1;         // files read at once, one record from each in turn
+    bool parallel_reads = false;      // each of the cycle_length files has its own reader thread
+    int64_t map_parallel_calls = 1;   // threads decoding records (1 = in the pipeline's own thread)
+    int64_t shuffle_buffer = 10000;   // examples held for shuffling (used when data.shuffle is true)
+    int64_t prefetch = 2;             // batches made ahead by a background thread (0 = made on demand)
+    bool cache = false;               // keep decoded examples in memory after the first epoch
+    int64_t shard_count = 1;          // multi-worker: this worker reads 1/shard_count of the data
+    int64_t shard_index = 0;
+    std::string shard_by = "file";    // "file" (whole files per worker) or "element" (every Nth record)
+    bool autotune = false;            // choose cycle_length, map_parallel_calls and prefetch by measuring
+    bool skip_corrupt = false;        // count and skip corrupt records instead of failing
+    std::string compression = "none"; // TFRecord files: "none" or "zlib"
+};
+
 struct DataConfig {
-    std::string dataset = "fashion-mnist";  // only IDX datasets for now
+    // "fashion-mnist" / "idx": IDX files in `path` (held in memory, batched in place);
+    // "tfrecord": TFRecord shards of tf.train.Example; "csv": CSV files; "images": an image folder
+    // (one sub-folder per class); "example_files": one serialized tf.train.Example per file.
+    std::string dataset = "fashion-mnist";
     std::string path = kDefaultFashionMnistDir;  // folder holding the four IDX files (.gz or plain)
     std::string train_images = "train-images-idx3-ubyte";  // file stems; ".gz" is tried too
     std::string train_labels = "train-labels-idx1-ubyte";
     std::string test_images = "t10k-images-idx3-ubyte";
     std::string test_labels = "t10k-labels-idx1-ubyte";
-    int64_t train_limit = 0;   // use only the first N training examples (0 = all)
+    std::string train_files;   // non-IDX sources: a folder, a glob or a file
+    std::string test_files;
+    int channels = 1;          // image folders: 1 = grey, 3 = RGB
+    int64_t num_classes = 0;   // 0 = one more than the largest label in the test split
+    int64_t train_limit = 0;   // use only the first N training examples (0 = all; IDX only)
     int64_t test_limit = 0;    // use only the first N test examples (0 = all)
     bool shuffle = true;       // reshuffle the training set every epoch (seeded)
     bool drop_remainder = false;  // drop the last, smaller batch of each epoch
+    CsvOptions csv;
+    PipelineConfig pipeline;
+    StorageConfig storage;  // under every file read, IDX included
 };
+
+// IDX data sets are small enough to hold in memory and are batched in place (from_tensor_slices
+// + shuffle + batch, fused); every other source streams through the pipeline.
+inline bool usesStreamingPipeline(const DataConfig& d) { return d.dataset != "fashion-mnist" && d.dataset != "idx"; }
 
 }  // namespace trainbench::engine

@@ -39,7 +39,13 @@ std::string resolve(const std::string& folder, const std::string& stem, const ch
 
 }  // namespace
 
-ImageDataset loadIdxDataset(const DataConfig& cfg, bool train) {
+ImageDataset loadIdxDataset(const DataConfig& cfg, bool train) { return loadIdxDataset(cfg, train, nullptr); }
+
+ImageDataset loadIdxDataset(const DataConfig& cfg, bool train, Storage& storage) {
+    return loadIdxDataset(cfg, train, &storage);
+}
+
+ImageDataset loadIdxDataset(const DataConfig& cfg, bool train, Storage* storage) {
     const char* split = train ? "train" : "test";
     const int64_t limit = train ? cfg.train_limit : cfg.test_limit;
     if (limit < 0)
@@ -51,11 +57,15 @@ ImageDataset loadIdxDataset(const DataConfig& cfg, bool train) {
     ds.labels_path = resolve(cfg.path, train ? cfg.train_labels : cfg.test_labels,
                              train ? "train labels" : "test labels");
 
-    IdxArray images = readIdx(ds.images_path);
+    // Through the storage layer when there is one, so emulated slow storage applies to IDX too.
+    auto read = [&](const std::string& path) {
+        return storage ? readIdx(storage->open(path)->readAll(), path) : readIdx(path);
+    };
+    IdxArray images = read(ds.images_path);
     if (images.type != kIdxU8 || images.dims.size() != 3)
         throw DataError(ds.images_path + ": expected u8 images of shape N x height x width, found " +
                         idxTypeName(images.type) + " " + idxDimsString(images.dims));
-    IdxArray labels = readIdx(ds.labels_path);
+    IdxArray labels = read(ds.labels_path);
     if (labels.type != kIdxU8 || labels.dims.size() != 1)
         throw DataError(ds.labels_path + ": expected u8 labels of shape N, found " + idxTypeName(labels.type) +
                         " " + idxDimsString(labels.dims));

@@ -2,6 +2,7 @@
 // A labelled image dataset held in memory (MNIST-like: u8 pixels, small integer labels), and the
 // loader that builds one from an images/labels pair of IDX files.
 #include "engine/data/dataconfig.h"
+#include "engine/data/storage/storage.h"
 
 #include <cstdint>
 #include <string>
@@ -26,6 +27,9 @@ struct ImageDataset {
 // Throws DataError naming the file(s) for a missing file, a malformed IDX file, images that are
 // not u8 N x H x W, labels that are not u8 N, differing counts, or fewer than two classes.
 ImageDataset loadIdxDataset(const DataConfig& cfg, bool train);
+// The same, reading the files through `storage` (emulated storage applies).
+ImageDataset loadIdxDataset(const DataConfig& cfg, bool train, Storage& storage);
+ImageDataset loadIdxDataset(const DataConfig& cfg, bool train, Storage* storage);
 
 // One line for logs: "60000 examples, 1x28x28 u8, 10 classes (images ..., labels ...)".
 std::string describe(const ImageDataset& ds);

@@ -4,19 +4,30 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace trainbench::engine {
+
+// What one input-pipeline stage did during one training step (differences of StageStats).
+struct InputStageStep {
+    std::string stage;     // "read", "map", "shuffle", "batch", "prefetch"
+    double seconds = 0.0;  // busy time of the stage's threads during the step
+    int64_t items = 0;
+    int64_t bytes = 0;
+    double fill = -1.0;    // mean queue fill (0..1) sampled during the step; -1 when not sampled
+};
 
 struct StepRecord {
     int64_t step = 0;           // 1-based global step
     int64_t epoch = 0;          // 0-based epoch the step belongs to
     double loss = 0.0;          // mean training loss of the batch
     double step_seconds = 0.0;  // wall time of the step: batch assembly, forward, backward, update
-    double input_seconds = 0.0; // part of step_seconds spent waiting for / assembling the batch
+    double input_seconds = 0.0; // part of step_seconds the trainer waited for its batch (input wait)
     int64_t samples = 0;        // examples in the batch
     double samples_per_second = 0.0;
     double learning_rate = 0.0;
     double wall_seconds = 0.0;  // training wall time since start, evaluations excluded
+    std::vector<InputStageStep> input_stages;  // per pipeline stage, during this step
 };
 
 struct EvalRecord {
@@ -42,6 +53,8 @@ struct RunSummary {
     double eval_seconds = 0.0;         // total evaluation time
     double throughput = 0.0;           // training samples/s in steady state (first 20 steps skipped)
     std::string stop_reason;           // "epochs", "max_steps", "target_accuracy", "stopped"
+    double input_seconds = 0.0;        // total input wait over the run
+    int64_t skipped_records = 0;       // corrupt records skipped (data.pipeline.skip_corrupt)
 };
 
 }  // namespace trainbench::engine

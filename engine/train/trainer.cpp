@@ -14,19 +14,17 @@ double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(
 constexpr int64_t kEvalBatch = 1000;
 }  // namespace
 
-Trainer::Trainer(Model& model, Optimizer& optimizer, const ImageDataset& train, const ImageDataset& test,
-                 const TrainConfig& config, const DataConfig& data)
-    : model_(model), optimizer_(optimizer), train_(train), test_(test), config_(config),
-      batcher_(train, config.batch_size, data.shuffle, data.drop_remainder, config.seed),
-      x_(static_cast<size_t>(config.batch_size * batcher_.exampleSize())),
-      y_(static_cast<size_t>(config.batch_size)) {}
+Trainer::Trainer(Model& model, Optimizer& optimizer, InputPipeline& train, const EvalSet& test,
+                 const TrainConfig& config)
+    : model_(model), optimizer_(optimizer), train_(train), test_(test), config_(config) {}
 
 TrainPlan Trainer::plan() const {
     TrainPlan p;
-    p.steps_per_epoch = batcher_.batchesPerEpoch();
+    p.steps_per_epoch = train_.batchesPerEpoch();  // 0 when a streaming source has not been counted
     p.total_steps = config_.epochs > 0 ? config_.epochs * p.steps_per_epoch : config_.max_steps;
-    if (config_.max_steps > 0) p.total_steps = std::min(p.total_steps, config_.max_steps);
-    p.train_examples = train_.count;
+    if (config_.max_steps > 0) p.total_steps = p.total_steps > 0 ? std::min(p.total_steps, config_.max_steps) : config_.max_steps;
+    if (config_.epochs > 0 && p.steps_per_epoch == 0) p.total_steps = 0;  // unknown
+    p.train_examples = train_.examplesPerEpoch();
     p.test_examples = test_.count;
     p.param_count = model_.paramCount();
     return p;
@@ -34,7 +32,7 @@ TrainPlan Trainer::plan() const {
 
 EvalRecord Trainer::evaluate(int64_t step, int64_t epoch) {
     const auto start = Clock::now();
-    const int64_t exampleSize = batcher_.exampleSize();
+    const int64_t exampleSize = test_.exampleSize();
     const int64_t batch = std::min<int64_t>(kEvalBatch, std::max<int64_t>(test_.count, 1));
     if (evalX_.size() < static_cast<size_t>(batch * exampleSize))
         evalX_ = AlignedBuffer(static_cast<size_t>(batch * exampleSize));
@@ -42,9 +40,8 @@ EvalRecord Trainer::evaluate(int64_t step, int64_t epoch) {
     int64_t correct = 0;
     for (int64_t first = 0; first < test_.count; first += batch) {
         const int64_t n = std::min(batch, test_.count - first);
-        const uint8_t* px = test_.pixels.data() + first * exampleSize;
         float* x = evalX_.data();
-        kernels::scaleBytes(px, x, static_cast<size_t>(n * exampleSize), 1.0f / 255.0f);
+        std::copy_n(test_.x.data() + first * exampleSize, n * exampleSize, x);
         Tensor& logits = model_.forward(x, n, /*training=*/false);
         model_.device().stream().wait();
         LossResult r = SoftmaxCrossEntropy::compute(logits, test_.labels.data() + first, nullptr);
@@ -64,6 +61,24 @@ EvalRecord Trainer::evaluate(int64_t step, int64_t epoch) {
 
 RunSummary Trainer::run(TrainObserver& observer) {
     model_.device().bindThreads();
+    PipelineStats before = train_.stats();
+    // What each pipeline stage did during the step just taken.
+    auto stageDeltas = [&](StepRecord& rec) {
+        PipelineStats now = train_.stats();
+        rec.input_stages.reserve(now.stages.size());
+        for (size_t i = 0; i < now.stages.size() && i < before.stages.size(); ++i) {
+            const StageStats &a = before.stages[i], &b = now.stages[i];
+            InputStageStep d;
+            d.stage = b.name;
+            d.seconds = b.seconds - a.seconds;
+            d.items = b.items - a.items;
+            d.bytes = b.bytes - a.bytes;
+            const int64_t samples = b.fill_samples - a.fill_samples;
+            if (samples > 0) d.fill = (b.fill_sum - a.fill_sum) / static_cast<double>(samples);
+            rec.input_stages.push_back(std::move(d));
+        }
+        before = std::move(now);
+    };
     const TrainPlan p = plan();
     observer.onStart(p);
     RunSummary s;
@@ -93,7 +108,7 @@ RunSummary Trainer::run(TrainObserver& observer) {
 
     for (int64_t epoch = 0; !stop && (config_.epochs == 0 || epoch < config_.epochs); ++epoch) {
         currentEpoch = epoch;
-        batcher_.startEpoch(epoch);
+        train_.startEpoch(epoch);
         while (!stop) {
             if (config_.max_steps > 0 && step >= config_.max_steps) {
                 s.stop_reason = "max_steps";
@@ -101,16 +116,17 @@ RunSummary Trainer::run(TrainObserver& observer) {
                 break;
             }
             const auto t0 = Clock::now();
-            const int64_t n = batcher_.next(x_.data(), y_.data());
+            const BatchView batch = train_.next();
+            const int64_t n = batch.count;
             if (n == 0) break;
             const double inputSeconds = secondsSince(t0);
             ++step;
-            Tensor& logits = model_.forward(x_.data(), n, /*training=*/true, deriveSeed(config_.seed, kSeedDropout, step));
-            batcher_.prefetchNext();
+            Tensor& logits = model_.forward(batch.x, n, /*training=*/true, deriveSeed(config_.seed, kSeedDropout, step));
+            train_.stepMidpoint();
             if (gradLogits_.empty() || gradLogits_.dims()[0] != n)
                 gradLogits_ = Tensor(Tensor::plainDesc({n, classes}), model_.device().engine());
             model_.device().stream().wait();
-            LossResult r = SoftmaxCrossEntropy::compute(logits, y_.data(), &gradLogits_);
+            LossResult r = SoftmaxCrossEntropy::compute(logits, batch.y, &gradLogits_);
             // Each layer is updated as soon as its gradients are final, while they are still in cache.
             model_.backward(gradLogits_, [&](int64_t offset, int64_t count) {
                 optimizer_.update(model_.params(), model_.grads(), offset, offset + count, step);
@@ -122,6 +138,8 @@ RunSummary Trainer::run(TrainObserver& observer) {
             rec.loss = r.loss;
             rec.step_seconds = secondsSince(t0);
             rec.input_seconds = inputSeconds;
+            s.input_seconds += inputSeconds;
+            stageDeltas(rec);
             rec.samples = n;
             rec.samples_per_second = static_cast<double>(n) / rec.step_seconds;
             rec.learning_rate = optimizer_.learningRate(step);
@@ -147,6 +165,7 @@ RunSummary Trainer::run(TrainObserver& observer) {
         if (config_.eval_at_epoch_end && lastEvalStep != step) evalNow(epoch);
     }
     if (s.stop_reason.empty()) s.stop_reason = "epochs";
+    s.skipped_records = train_.stats().skipped_records;
     // A run that stopped between evaluations still reports where it ended, if it evaluates at all.
     const bool evaluates = config_.eval_every_steps > 0 || config_.eval_at_epoch_end;
     if (evaluates && step > 0 && lastEvalStep != step && s.stop_reason != "target_accuracy")

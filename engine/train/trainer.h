@@ -4,9 +4,7 @@
 // excluded, as DAWNBench does).
 #include <vector>
 
-#include "engine/data/batcher.h"
-#include "engine/data/dataconfig.h"
-#include "engine/data/imagedataset.h"
+#include "engine/data/pipeline/inputpipeline.h"
 #include "engine/model/model.h"
 #include "engine/optim/optimizer.h"
 #include "engine/train/records.h"
@@ -17,8 +15,8 @@ namespace trainbench::engine {
 
 class Trainer {
 public:
-    Trainer(Model& model, Optimizer& optimizer, const ImageDataset& train, const ImageDataset& test,
-            const TrainConfig& config, const DataConfig& data);
+    // `train` and `test` must outlive the trainer.
+    Trainer(Model& model, Optimizer& optimizer, InputPipeline& train, const EvalSet& test, const TrainConfig& config);
 
     RunSummary run(TrainObserver& observer);
     // Loss and accuracy of the current parameters on the test set.
@@ -31,14 +29,11 @@ public:
 private:
     Model& model_;
     Optimizer& optimizer_;
-    const ImageDataset& train_;
-    const ImageDataset& test_;
+    InputPipeline& train_;
+    const EvalSet& test_;
     TrainConfig config_;
-    Batcher batcher_;
-    AlignedBuffer x_;
-    std::vector<int32_t> y_;
     Tensor gradLogits_;
-    AlignedBuffer evalX_;
+    AlignedBuffer evalX_;  // the model may write its input (in-place first layers): eval copies here
 };
 
 }  // namespace trainbench::engine

@@ -43,6 +43,8 @@ struct RunRow {
     std::optional<double> eval_seconds;
     std::optional<double> throughput;       // samples/s in steady state
     std::optional<std::string> stop_reason;
+    std::optional<double> input_seconds;    // total input wait (schema 2)
+    std::optional<int64_t> skipped_records; // corrupt records skipped (schema 2)
 
     friend bool operator==(const RunRow&, const RunRow&) = default;
 };

@@ -22,7 +22,7 @@ constexpr std::string_view kRunColumns =
     "id, name, status, experiment_file, config_json, strategy, devices, global_batch, threads, "
     "dataset, model, host, pid, proc_start, boot_id, started_at, ended_at, message, steps, "
     "epochs, final_loss, final_accuracy, best_accuracy, time_to_target, step_at_target, "
-    "target_accuracy, train_seconds, eval_seconds, throughput, stop_reason";
+    "target_accuracy, train_seconds, eval_seconds, throughput, stop_reason, input_seconds, skipped_records";
 
 RunRow readRunRow(const Statement& q, const std::string& path) {
     RunRow row;
@@ -62,6 +62,8 @@ RunRow readRunRow(const Statement& q, const std::string& path) {
     row.eval_seconds = q.optionalDouble(27);
     row.throughput = q.optionalDouble(28);
     row.stop_reason = q.optionalText(29);
+    row.input_seconds = q.optionalDouble(30);
+    row.skipped_records = q.optionalInt(31);
     return row;
 }
 
@@ -193,6 +195,33 @@ std::vector<engine::StepRecord> RunStore::steps(RunId id, int64_t afterStep) {
         s.wall_seconds = query.columnDouble(8);
     }
     return steps;
+}
+
+std::vector<InputStageRow> RunStore::inputStages(RunId id) {
+    Statement& query = db_->cached(
+        "SELECT step, stage, seconds, items, bytes, fill FROM input_stages WHERE run_id = ?1 ORDER BY step, stage");
+    Statement::ResetGuard guard(query);
+    query.bindInt(1, id.value);
+    std::vector<InputStageRow> rows;
+    while (query.step()) {
+        InputStageRow& r = rows.emplace_back();
+        r.step = query.columnInt(0);
+        r.stage.stage = query.columnText(1);
+        r.stage.seconds = query.columnDouble(2);
+        r.stage.items = query.columnInt(3);
+        r.stage.bytes = query.columnInt(4);
+        r.stage.fill = query.optionalDouble(5).value_or(-1.0);
+    }
+    return rows;
+}
+
+std::vector<std::pair<std::string, std::string>> RunStore::attributes(RunId id) {
+    Statement& query = db_->cached("SELECT key, value FROM run_attributes WHERE run_id = ?1 ORDER BY key");
+    Statement::ResetGuard guard(query);
+    query.bindInt(1, id.value);
+    std::vector<std::pair<std::string, std::string>> out;
+    while (query.step()) out.emplace_back(query.columnText(0), query.columnText(1));
+    return out;
 }
 
 std::vector<engine::EvalRecord> RunStore::evals(RunId id) {

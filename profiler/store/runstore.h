@@ -14,6 +14,11 @@
 
 namespace trainbench::profiler {
 
+struct InputStageRow {
+    int64_t step = 0;
+    engine::InputStageStep stage;
+};
+
 class Database;
 
 enum class OpenMode {
@@ -53,6 +58,10 @@ public:
     std::vector<engine::StepRecord> steps(RunId id, int64_t afterStep = 0);
     // Committed evaluations in the order they were recorded.
     std::vector<engine::EvalRecord> evals(RunId id);
+    // Per-step input-pipeline stage figures, by step then stage name.
+    std::vector<InputStageRow> inputStages(RunId id);
+    // run_attributes, sorted by key.
+    std::vector<std::pair<std::string, std::string>> attributes(RunId id);
 
     // Deletes a run with its steps and evals; false if there is no such run. Throws StoreError
     // for a run that is still running (its writer would fail on its next batch).

@@ -126,6 +126,14 @@ void RunWriter::eval(const engine::EvalRecord& record) {
     if (full) wake_.notify_one();
 }
 
+void RunWriter::attributes(const std::vector<std::pair<std::string, std::string>>& keyValues) {
+    std::unique_lock lock(mutex_);
+    throwIfFailed();
+    if (final_) throw std::logic_error("RunWriter::attributes() after finish()");
+    queue_.attributes.insert(queue_.attributes.end(), keyValues.begin(), keyValues.end());
+    ++enqueued_;
+}
+
 void RunWriter::flush() {
     std::unique_lock lock(mutex_);
     throwIfFailed();
@@ -189,7 +197,7 @@ void RunWriter::threadMain() {
         flushWanted_ = false;
         lock.unlock();
 
-        const bool hasWork = !batch.steps.empty() || !batch.evals.empty() || final;
+        const bool hasWork = !batch.steps.empty() || !batch.evals.empty() || !batch.attributes.empty() || final;
         std::optional<StoreError> failure;
         bool retry = false;
         if (hasWork) {
@@ -209,6 +217,7 @@ void RunWriter::threadMain() {
             // Put the batch back in front of what arrived meanwhile; order matters for steps.
             batch.steps.insert(batch.steps.end(), queue_.steps.begin(), queue_.steps.end());
             batch.evals.insert(batch.evals.end(), queue_.evals.begin(), queue_.evals.end());
+            batch.attributes.insert(batch.attributes.end(), queue_.attributes.begin(), queue_.attributes.end());
             std::swap(batch, queue_);
             continue;
         }
@@ -245,6 +254,27 @@ void RunWriter::write(const Batch& batch, const Final* final) {
                 .bindDouble(10, s.wall_seconds);
             insertStep.run();
         }
+        Statement& insertStage = db_->cached(
+            "INSERT INTO input_stages (run_id, step, stage, seconds, items, bytes, fill) "
+            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+        for (const engine::StepRecord& s : batch.steps) {
+            for (const engine::InputStageStep& st : s.input_stages) {
+                insertStage.bindInt(1, runId_.value)
+                    .bindInt(2, s.step)
+                    .bindText(3, std::string_view(st.stage))
+                    .bindDouble(4, st.seconds)
+                    .bindInt(5, st.items)
+                    .bindInt(6, st.bytes)
+                    .bindDouble(7, st.fill >= 0 ? std::optional(st.fill) : std::nullopt);
+                insertStage.run();
+            }
+        }
+        Statement& insertAttribute = db_->cached(
+            "INSERT OR REPLACE INTO run_attributes (run_id, key, value) VALUES (?1, ?2, ?3)");
+        for (const auto& [key, value] : batch.attributes) {
+            insertAttribute.bindInt(1, runId_.value).bindText(2, std::string_view(key)).bindText(3, std::string_view(value));
+            insertAttribute.run();
+        }
         Statement& insertEval = db_->cached(
             "INSERT INTO evals (run_id, step, epoch, split, loss, accuracy, samples, "
             "eval_seconds, wall_seconds) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
@@ -270,7 +300,8 @@ void RunWriter::write(const Batch& batch, const Final* final) {
                     ", message = ?3, steps = ?4, epochs = ?5, final_loss = ?6, "
                     "final_accuracy = ?7, best_accuracy = ?8, time_to_target = ?9, "
                     "step_at_target = ?10, train_seconds = ?11, eval_seconds = ?12, "
-                    "throughput = ?13, stop_reason = ?14 WHERE id = ?1");
+                    "throughput = ?13, stop_reason = ?14, input_seconds = ?15, skipped_records = ?16 "
+                    "WHERE id = ?1");
                 update.bindInt(1, runId_.value)
                     .bindText(2, runStatusName(final->status))
                     .bindText(3, message)
@@ -285,7 +316,9 @@ void RunWriter::write(const Batch& batch, const Final* final) {
                     .bindDouble(12, s.eval_seconds)
                     .bindDouble(13, s.throughput)
                     .bindText(14, s.stop_reason.empty() ? std::nullopt
-                                                        : std::optional(s.stop_reason));
+                                                        : std::optional(s.stop_reason))
+                    .bindDouble(15, s.input_seconds)
+                    .bindInt(16, s.skipped_records);
                 update.run();
             } else {
                 Statement& update = db_->cached(

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "engine/train/records.h"
@@ -52,6 +53,8 @@ public:
     // std::invalid_argument if steps do not increase, std::logic_error after finish().
     void step(const engine::StepRecord& record);
     void eval(const engine::EvalRecord& record);
+    // Queue facts about the run (run_attributes); a key given again replaces its value.
+    void attributes(const std::vector<std::pair<std::string, std::string>>& keyValues);
 
     // Blocks until everything queued so far is committed. Throws StoreError on a failed write.
     void flush();
@@ -75,6 +78,7 @@ private:
     struct Batch {
         std::vector<engine::StepRecord> steps;
         std::vector<engine::EvalRecord> evals;
+        std::vector<std::pair<std::string, std::string>> attributes;
     };
 
     void insertRun(const RunSpec& spec);

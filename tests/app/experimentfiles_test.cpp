@@ -137,7 +137,10 @@ TEST(ExperimentFiles, ResolvedFillsEveryDefaultAndKeepsThePresetByName) {
     EXPECT_EQ(r["train"]["eval_at_epoch_end"], true);
     EXPECT_EQ(r["train"]["threads"], 0);
     EXPECT_EQ(r.size(), 7u) << r.dump(2);
-    EXPECT_EQ(r["data"].size(), 10u);
+    // 12 values (train_files and test_files have no default) and the csv, pipeline and storage sections.
+    EXPECT_EQ(r["data"].size(), 15u) << r["data"].dump(2);
+    EXPECT_EQ(r["data"]["pipeline"]["prefetch"], 2);
+    EXPECT_EQ(r["data"]["storage"], nlohmann::json({{"preset", "local"}})) << "numbers come from the preset";
     EXPECT_EQ(r["optimizer"].size(), 9u);
     EXPECT_EQ(r["train"].size(), 8u);
 }

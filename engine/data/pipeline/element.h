@@ -27,6 +27,9 @@ struct Record {
 struct Sample {
     std::vector<float> x;  // features, NCHW for images, pixels scaled to [0, 1]
     int32_t label = 0;
+    // The example's shape when its record says (Example "channels"/"height"/"width" features,
+    // decoded images); 0 when it does not (CSV rows, Examples without them).
+    int64_t channels = 0, height = 0, width = 0;
 };
 
 }  // namespace trainbench::engine

@@ -58,7 +58,7 @@ std::string encodeExampleFloat(const float* values, size_t count, int64_t label,
 }
 
 void decodeExample(const uint8_t* data, size_t size, size_t expected_size, Sample& out, const std::string& where) {
-    ExampleWireReader reader(data, size, where, {"image", "label"});
+    ExampleWireReader reader(data, size, where, {"image", "label", "channels", "height", "width"});
     reader.walk();
 
     const FeatureValues image = reader.feature(0);
@@ -95,6 +95,14 @@ void decodeExample(const uint8_t* data, size_t size, size_t expected_size, Sampl
         reader.copyFloats(image, out.x.data());
     }
     out.label = static_cast<int32_t>(label.last);
+    // The shape, when the writer stored it (convert does); anything else means "not stored".
+    auto dim = [&](size_t i) -> int64_t {
+        const FeatureValues v = reader.feature(i);
+        return v.kind == FeatureKind::kInt64 && v.count == 1 && v.last > 0 ? v.last : 0;
+    };
+    out.channels = dim(2);
+    out.height = dim(3);
+    out.width = dim(4);
 }
 
 }  // namespace trainbench::engine

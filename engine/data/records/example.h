@@ -26,7 +26,8 @@ std::string encodeExampleFloat(const float* values, size_t count, int64_t label,
 // missing or of the wrong kind, a size that is not expected_size, a label outside [0, 2^31).
 // Reads the wire format directly (no map is built) and accepts exactly what protobuf's parser
 // accepts, with its rules: features in any order, packed or unpacked lists, unknown fields skipped,
-// the last entry of a repeated feature name wins.
+// the last entry of a repeated feature name wins. out.channels/height/width get the "channels",
+// "height", "width" features when each is one positive int64, 0 otherwise.
 void decodeExample(const uint8_t* data, size_t size, size_t expected_size, Sample& out, const std::string& where);
 
 }  // namespace trainbench::engine

@@ -31,7 +31,7 @@ struct FeatureValues {
 
 class ExampleWireReader {
 public:
-    static constexpr size_t kMaxNames = 4;
+    static constexpr size_t kMaxNames = 5;
 
     // `where` prefixes error messages ("file: record at byte offset N"); `names` are the features
     // to find (at most kMaxNames; the reader keeps views of them, so they must outlive it).
