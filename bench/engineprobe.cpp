@@ -228,6 +228,8 @@ int main(int argc, char** argv) {
     int inputRounds = 5;
     ir->add_option("-r,--rounds", inputRounds);
     ir->add_option("--data", dataDir, "folder made by scripts/prepare-io-data.sh");
+    std::string side = "both";
+    ir->add_option("--side", side, "tfrecord, idx or both (for profiling one side)");
     auto* sf = app.add_subcommand("small-files", "one file per example vs 16 shards on the emulated cloud store");
     sf->add_option("--streams", streams, "parallel reads for both layouts");
     sf->add_option("--limit", limit, "read only the first N one-example files (0 = all)");
@@ -238,7 +240,7 @@ int main(int argc, char** argv) {
     if (*img) return imageDecodeBench(images, csvRounds);
     if (*crc) return trainbench::bench::crc32cThroughput(rounds, mib);
     if (*tfr) return trainbench::bench::tfrecordRead(rounds, readThreads, zlib, file);
-    if (*ir) return trainbench::bench::inputRead(dataDir, threads, inputRounds);
+    if (*ir) return trainbench::bench::inputRead(dataDir, threads, inputRounds, side);
     if (*sf) return trainbench::bench::smallFiles(dataDir, streams, limit);
     return roofs(threads, rounds);
 }

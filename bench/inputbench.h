@@ -5,7 +5,7 @@
 namespace trainbench::bench {
 
 // Fashion-MNIST TFRecord shards vs gzip IDX, read and parsed to float batches (page cache).
-int inputRead(const std::string& dataDir, int threads, int rounds);
+int inputRead(const std::string& dataDir, int threads, int rounds, const std::string& side = "both");
 // One file per example vs 16 shards on the emulated cloud store; `limit` files of the one-file
 // layout (0 = all 60000) to keep the slow side short; rates are compared.
 int smallFiles(const std::string& dataDir, int streams, int64_t limit);
