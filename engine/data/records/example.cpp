@@ -5,6 +5,7 @@
 
 #include <climits>
 #include <cstring>
+#include <stdexcept>
 
 #include "engine/data/records/example.pb.h"
 #include "engine/data/records/examplewirereader.h"
@@ -57,7 +58,13 @@ std::string encodeExampleFloat(const float* values, size_t count, int64_t label,
     return serialize(example);
 }
 
-void decodeExample(const uint8_t* data, size_t size, size_t expected_size, Sample& out, const std::string& where) {
+namespace {
+
+// The checks and the walk shared by both decodeExample forms; `destination(pixels)` returns where
+// the pixels go once their count is known and valid.
+template <class Destination>
+void decodeInto(const uint8_t* data, size_t size, size_t expected_size, const std::string& where, int32_t& labelOut,
+                int64_t* shape, Destination&& destination) {
     ExampleWireReader reader(data, size, where, {"image", "label", "channels", "height", "width"});
     reader.walk();
 
@@ -87,22 +94,40 @@ void decodeExample(const uint8_t* data, size_t size, size_t expected_size, Sampl
     if (label.last < 0 || label.last > INT32_MAX)
         throw DataError(where + ": label " + std::to_string(label.last) + " is outside [0, 2^31)");
 
-    if (out.x.size() != pixels) out.x.resize(pixels);
+    float* dst = destination(pixels);
     if (image.kind == FeatureKind::kBytes) {
         // The Batcher's kernel and scale (1/255), so IDX and TFRecord sources give identical floats.
-        kernels::scaleBytes(image.bytes.data(), out.x.data(), pixels, 1.0f / 255.0f);
+        kernels::scaleBytes(image.bytes.data(), dst, pixels, 1.0f / 255.0f);
     } else {
-        reader.copyFloats(image, out.x.data());
+        reader.copyFloats(image, dst);
     }
-    out.label = static_cast<int32_t>(label.last);
-    // The shape, when the writer stored it (convert does); anything else means "not stored".
-    auto dim = [&](size_t i) -> int64_t {
-        const FeatureValues v = reader.feature(i);
-        return v.kind == FeatureKind::kInt64 && v.count == 1 && v.last > 0 ? v.last : 0;
-    };
-    out.channels = dim(2);
-    out.height = dim(3);
-    out.width = dim(4);
+    labelOut = static_cast<int32_t>(label.last);
+    if (shape) {
+        // The shape, when the writer stored it (convert does); anything else means "not stored".
+        for (size_t i = 0; i < 3; ++i) {
+            const FeatureValues v = reader.feature(2 + i);
+            shape[i] = v.kind == FeatureKind::kInt64 && v.count == 1 && v.last > 0 ? v.last : 0;
+        }
+    }
+}
+
+}  // namespace
+
+void decodeExample(const uint8_t* data, size_t size, size_t expected_size, Sample& out, const std::string& where) {
+    int64_t shape[3];
+    decodeInto(data, size, expected_size, where, out.label, shape, [&](size_t pixels) {
+        if (out.x.size() != pixels) out.x.resize(pixels);
+        return out.x.data();
+    });
+    out.channels = shape[0];
+    out.height = shape[1];
+    out.width = shape[2];
+}
+
+void decodeExample(const uint8_t* data, size_t size, size_t expected_size, float* dst, int32_t& label,
+                   const std::string& where) {
+    if (expected_size == 0) throw std::invalid_argument("decodeExample into a buffer needs the expected size");
+    decodeInto(data, size, expected_size, where, label, nullptr, [&](size_t) { return dst; });
 }
 
 }  // namespace trainbench::engine

@@ -29,5 +29,9 @@ std::string encodeExampleFloat(const float* values, size_t count, int64_t label,
 // the last entry of a repeated feature name wins. out.channels/height/width get the "channels",
 // "height", "width" features when each is one positive int64, 0 otherwise.
 void decodeExample(const uint8_t* data, size_t size, size_t expected_size, Sample& out, const std::string& where);
+// The same, writing the features straight to dst (expected_size > 0 floats, e.g. a row of a batch)
+// and the label to `label`; the shape features are not read.
+void decodeExample(const uint8_t* data, size_t size, size_t expected_size, float* dst, int32_t& label,
+                   const std::string& where);
 
 }  // namespace trainbench::engine
