@@ -99,6 +99,14 @@ void printInputPipeline(profiler::RunStore& store, profiler::RunId id) {
         }
     }
     if (totals.empty()) return;
+    // In pipeline order, the way data flows.
+    auto rank = [](const std::string& stage) {
+        static const char* order[] = {"read", "map", "shuffle", "batch", "prefetch"};
+        for (int i = 0; i < 5; ++i)
+            if (stage == order[i]) return i;
+        return 5;
+    };
+    std::stable_sort(totals.begin(), totals.end(), [&](const auto& a, const auto& b) { return rank(a.first) < rank(b.first); });
     TextTable t({"STAGE", "BUSY TIME", "ITEMS", "MB", "MEAN QUEUE FILL"});
     for (const auto& [name, tot] : totals)
         t.add({name, fmt("%.2f s", tot.seconds), std::to_string(tot.items), fmt("%.1f", static_cast<double>(tot.bytes) / 1e6),

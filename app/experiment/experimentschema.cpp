@@ -223,8 +223,8 @@ SchemaKey buildSchema() {
         }(),
     });
     SchemaKey pipelineSection = section("pipeline",
-        "The streaming input pipeline (non-IDX data sets), in tf.data's stage order: list files, interleave, "
-        "map, cache, shuffle, batch, prefetch.", {
+        "The streaming input pipeline (non-IDX data sets): list files, interleave, cache, shuffle, map and "
+        "batch (fused), prefetch.", {
         flag("shuffle_files", pc.shuffle_files, "Reorder the file list every epoch (seeded; needs data.shuffle).",
              pipe(&PipelineConfig::shuffle_files)),
         integer("cycle_length", pc.cycle_length, Range::ge(1).le(256), "Files read at once, one record from each in turn (interleave).",
@@ -233,11 +233,11 @@ SchemaKey buildSchema() {
              pipe(&PipelineConfig::parallel_reads)),
         integer("map_parallel_calls", pc.map_parallel_calls, Range::ge(1).le(256), "Threads parsing and decoding records (1 = the pipeline's own thread).",
                 pipe(&PipelineConfig::map_parallel_calls)),
-        integer("shuffle_buffer", pc.shuffle_buffer, Range::ge(1), "Examples held in the shuffle buffer (when data.shuffle).",
+        integer("shuffle_buffer", pc.shuffle_buffer, Range::ge(1), "Records held in the shuffle buffer (when data.shuffle).",
                 pipe(&PipelineConfig::shuffle_buffer)),
         integer("prefetch", pc.prefetch, Range::ge(0).le(1024), "Batches made ahead on a background thread (0 = made when the trainer asks).",
                 pipe(&PipelineConfig::prefetch)),
-        flag("cache", pc.cache, "Keep the decoded examples in memory after the first epoch.", pipe(&PipelineConfig::cache)),
+        flag("cache", pc.cache, "Keep the records in memory after the first epoch; later epochs read no files.", pipe(&PipelineConfig::cache)),
         integer("shard_count", pc.shard_count, Range::ge(1).le(65536), "Workers the data is split over; this one reads 1/shard_count.",
                 pipe(&PipelineConfig::shard_count)),
         integer("shard_index", pc.shard_index, Range::ge(0), "This worker's shard, 0-based.", pipe(&PipelineConfig::shard_index)),

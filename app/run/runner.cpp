@@ -1,5 +1,7 @@
 #include "app/run/runner.h"
 
+#include <charconv>
+#include <cmath>
 #include <exception>
 #include <memory>
 #include <optional>
@@ -54,6 +56,13 @@ profiler::RunSpec specFor(const Experiment& x, int threads) {
     return spec;
 }
 
+// 1000 and 0.5, not 1000.000000 and 0.500000.
+std::string shortNumber(double v) {
+    char buf[32];
+    const auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
+    return std::string(buf, end);
+}
+
 // What the input pipeline runs with, kept with the run (autotune's choice in particular).
 std::vector<std::pair<std::string, std::string>> pipelineAttributes(const engine::TrainingData& d) {
     const engine::PipelineChoice& c = d.choice;
@@ -66,15 +75,15 @@ std::vector<std::pair<std::string, std::string>> pipelineAttributes(const engine
         {"input.autotuned", c.autotuned ? "true" : "false"},
     };
     if (c.autotuned) {
-        a.emplace_back("input.autotune_seconds", std::to_string(c.autotune_seconds));
+        a.emplace_back("input.autotune_seconds", shortNumber(std::round(c.autotune_seconds * 100) / 100));
         a.emplace_back("input.autotune_trials", c.notes);
     }
     const engine::StorageConfig& s = d.storage->config();
     a.emplace_back("storage.preset", s.preset);
-    a.emplace_back("storage.bandwidth_mb_s", std::to_string(s.bandwidth_mb_s));
-    a.emplace_back("storage.stream_bandwidth_mb_s", std::to_string(s.stream_bandwidth_mb_s));
-    a.emplace_back("storage.open_latency_ms", std::to_string(s.open_latency_ms));
-    a.emplace_back("storage.request_latency_ms", std::to_string(s.request_latency_ms));
+    a.emplace_back("storage.bandwidth_mb_s", shortNumber(s.bandwidth_mb_s));
+    a.emplace_back("storage.stream_bandwidth_mb_s", shortNumber(s.stream_bandwidth_mb_s));
+    a.emplace_back("storage.open_latency_ms", shortNumber(s.open_latency_ms));
+    a.emplace_back("storage.request_latency_ms", shortNumber(s.request_latency_ms));
     return a;
 }
 

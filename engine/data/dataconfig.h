@@ -13,16 +13,16 @@ namespace trainbench::engine {
 inline constexpr const char* kDefaultFashionMnistDir = "/usr/share/datasets/fashion-mnist";
 
 // The tf.data-like input pipeline, in its fixed stage order:
-//   list files -> [shard by file] -> interleave -> [shard by element] -> map (parse/decode)
-//   -> [cache] -> shuffle -> batch -> prefetch, repeated once per epoch.
+//   list files -> [shard by file] -> interleave -> [shard by element] -> [cache] -> shuffle
+//   -> map (parse/decode) fused with batch -> prefetch, repeated once per epoch.
 struct PipelineConfig {
     bool shuffle_files = true;        // reorder the file list every epoch (seeded)
     int64_t cycle_length = 1;         // files read at once, one record from each in turn
     bool parallel_reads = false;      // each of the cycle_length files has its own reader thread
     int64_t map_parallel_calls = 1;   // threads decoding records (1 = in the pipeline's own thread)
-    int64_t shuffle_buffer = 10000;   // examples held for shuffling (used when data.shuffle is true)
+    int64_t shuffle_buffer = 10000;   // records held for shuffling (used when data.shuffle is true)
     int64_t prefetch = 2;             // batches made ahead by a background thread (0 = made on demand)
-    bool cache = false;               // keep decoded examples in memory after the first epoch
+    bool cache = false;               // keep the records in memory after the first epoch
     int64_t shard_count = 1;          // multi-worker: this worker reads 1/shard_count of the data
     int64_t shard_index = 0;
     std::string shard_by = "file";    // "file" (whole files per worker) or "element" (every Nth record)
