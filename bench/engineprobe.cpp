@@ -230,6 +230,11 @@ int main(int argc, char** argv) {
     ir->add_option("--data", dataDir, "folder made by scripts/prepare-io-data.sh");
     std::string side = "both";
     ir->add_option("--side", side, "tfrecord, idx or both (for profiling one side)");
+    trainbench::bench::InputReadKnobs knobs;
+    ir->add_option("--batch", knobs.batch, "batch size (default 128, W1's)");
+    ir->add_option("--cycle", knobs.cycle, "files read at once (default: threads)");
+    ir->add_option("--map", knobs.map, "map_parallel_calls (default: threads)");
+    ir->add_option("--prefetch", knobs.prefetch, "prefetch depth (default 2)");
     auto* sf = app.add_subcommand("small-files", "one file per example vs 16 shards on the emulated cloud store");
     sf->add_option("--streams", streams, "parallel reads for both layouts");
     sf->add_option("--limit", limit, "read only the first N one-example files (0 = all)");
@@ -240,7 +245,7 @@ int main(int argc, char** argv) {
     if (*img) return imageDecodeBench(images, csvRounds);
     if (*crc) return trainbench::bench::crc32cThroughput(rounds, mib);
     if (*tfr) return trainbench::bench::tfrecordRead(rounds, readThreads, zlib, file);
-    if (*ir) return trainbench::bench::inputRead(dataDir, threads, inputRounds, side);
+    if (*ir) return trainbench::bench::inputRead(dataDir, threads, inputRounds, side, knobs);
     if (*sf) return trainbench::bench::smallFiles(dataDir, streams, limit);
     return roofs(threads, rounds);
 }

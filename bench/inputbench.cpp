@@ -39,13 +39,17 @@ int64_t fileBytes(const std::vector<std::string>& files) {
     return total;
 }
 
+// W1's batch by default: 128 examples (400 KB of floats, which stay in L2 while the next is made).
+int64_t gBatch = 128;
+int64_t batchSize() { return gBatch; }
+
 struct PassResult {
     int64_t examples = 0;
     double seconds = 0;
     int64_t bytes = 0;
 };
 
-// One full pass over the split, to batches of 1024, no shuffle.
+// One full pass over the split, to batches, no shuffle.
 PassResult pipelinePass(const DataConfig& d, const PipelineChoice& c, int64_t limitFiles = 0) {
     auto storage = std::make_shared<engine::Storage>(d.storage);
     engine::SourceFiles files = engine::listSourceFiles(d, true, *storage);
@@ -53,7 +57,7 @@ PassResult pipelinePass(const DataConfig& d, const PipelineChoice& c, int64_t li
     PassResult r;
     r.bytes = fileBytes(files.files);
     const auto t0 = Clock::now();
-    StreamingPipeline p(d, std::move(files), 1024, /*shuffle=*/false, false, 1, c, storage);
+    StreamingPipeline p(d, std::move(files), batchSize(), /*shuffle=*/false, false, 1, c, storage);
     p.startEpoch(0);
     for (engine::BatchView b = p.next(); b.count > 0; b = p.next()) r.examples += b.count;
     r.seconds = seconds(t0);
@@ -67,7 +71,8 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-int inputRead(const std::string& dataDir, int threads, int rounds, const std::string& side) {
+int inputRead(const std::string& dataDir, int threads, int rounds, const std::string& side, const InputReadKnobs& k) {
+    gBatch = k.batch;
     DataConfig d;
     d.dataset = "tfrecord";
     d.train_files = dataDir + "/fashion-mnist-tfrecord/train-*.tfrecord";
@@ -76,6 +81,9 @@ int inputRead(const std::string& dataDir, int threads, int rounds, const std::st
     c.parallel_reads = true;
     c.map_parallel_calls = threads;
     c.prefetch = 2;
+    if (k.cycle > 0) c.cycle_length = k.cycle;
+    if (k.map > 0) c.map_parallel_calls = k.map;
+    if (k.prefetch >= 0) c.prefetch = k.prefetch;
     DataConfig idx;  // Debian's gzip'd IDX files
     std::vector<double> tfT, idxT;
     PassResult tf;
@@ -89,7 +97,7 @@ int inputRead(const std::string& dataDir, int threads, int rounds, const std::st
             // The product's IDX path: inflate + parse into memory, then batches of 1024 floats.
             const auto t0 = Clock::now();
             const engine::ImageDataset ds = engine::loadIdxDataset(idx, true);
-            engine::InMemoryPipeline p(ds, 1024, /*shuffle=*/false, false, 1);
+            engine::InMemoryPipeline p(ds, batchSize(), /*shuffle=*/false, false, 1);
             p.startEpoch(0);
             idxExamples = 0;
             for (engine::BatchView b = p.next(); b.count > 0; b = p.next()) idxExamples += b.count;
@@ -103,7 +111,8 @@ int inputRead(const std::string& dataDir, int threads, int rounds, const std::st
         return 0;
     }
     const double tfS = median(tfT), idxS = median(idxT);
-    std::printf("Fashion-MNIST training split from the page cache, to float batches, %d thread(s), median of %d\n", threads, rounds);
+    std::printf("Fashion-MNIST training split from the page cache, to batches of %lld floats, %d thread(s), median of %d\n",
+                static_cast<long long>(k.batch), threads, rounds);
     std::printf("  TFRecord shards (16), read + parse  %7.3f s  %6.2f GB/s of records  %9.0f examples/s\n", tfS,
                 static_cast<double>(tf.bytes) / tfS / 1e9, static_cast<double>(tf.examples) / tfS);
     std::printf("  gzip IDX, inflate + parse + batch   %7.3f s  %6.2f GB/s of gzip     %9.0f examples/s\n", idxS,
@@ -130,7 +139,7 @@ int smallFiles(const std::string& dataDir, int streams, int64_t limit) {
     const PassResult f = pipelinePass(files, c, limit);
     const double fFull = f.seconds * static_cast<double>(s.examples) / static_cast<double>(std::max<int64_t>(f.examples, 1));
     std::printf("emulated cloud object store (100 MB/s per stream, 1000 MB/s link, 20 ms per open, 10 ms per request),\n"
-                "%d parallel streams, whole pipeline to batches of 1024\n", streams);
+                "%d parallel streams, whole pipeline to batches of 128\n", streams);
     std::printf("  16 TFRecord shards       %7.2f s for %lld examples  (%9.0f examples/s)\n", s.seconds,
                 static_cast<long long>(s.examples), static_cast<double>(s.examples) / s.seconds);
     std::printf("  one file per example     %7.2f s for %lld examples  (%9.0f examples/s)%s\n", f.seconds,
