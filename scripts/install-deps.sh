@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   g++ cmake ninja-build ccache pkg-config
   libdnnl-dev            # oneDNN: the engine's kernels
+  ocl-icd-opencl-dev     # Debian's dnnl-config.cmake does find_package(OpenCL REQUIRED); only a Recommends of libdnnl-dev
   libsqlite3-dev sqlite3 # run store
   zlib1g-dev             # gzip'd IDX files
   nlohmann-json3-dev     # experiment files

@@ -3,7 +3,16 @@
 #include <cmath>
 
 // GCC/Clang function multi-versioning: one clone per ISA, chosen by an ifunc resolver at load time.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+// Not under ASan or TSan: the ifunc resolver is instrumented too and runs during relocation, before
+// the sanitizer runtime is initialised (a TSan build segfaults in the resolver before main).
+#if defined(__SANITIZE_THREAD__)
+#define TB_NO_MULTIVERSION 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TB_NO_MULTIVERSION 1
+#endif
+#endif
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__) && !defined(TB_NO_MULTIVERSION)
 #define TB_MULTIVERSION __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define TB_MULTIVERSION

@@ -1,0 +1,73 @@
+#include "engine/data/pipeline/datasource.h"
+
+#include <algorithm>
+
+#include "engine/data/pipeline/inmemorypipeline.h"
+#include "engine/data/pipeline/streamingpipeline.h"
+#include "engine/util/errors.h"
+
+namespace trainbench::engine {
+
+TrainingData openTrainingData(const DataConfig& data, int64_t batch_size, uint64_t seed,
+                              const std::function<void(const std::string&)>& log) {
+    TrainingData out;
+    out.storage = std::make_shared<Storage>(data.storage);
+    if (!usesStreamingPipeline(data)) {
+        out.trainIdx = std::make_unique<ImageDataset>(loadIdxDataset(data, /*train=*/true, *out.storage));
+        const ImageDataset test = loadIdxDataset(data, /*train=*/false, *out.storage);
+        out.test = toEvalSet(test);
+        const ImageDataset& tr = *out.trainIdx;
+        out.channels = tr.channels;
+        out.height = tr.height;
+        out.width = tr.width;
+        out.num_classes = data.num_classes > 0 ? data.num_classes : std::max(tr.num_classes, test.num_classes);
+        out.train = std::make_unique<InMemoryPipeline>(tr, batch_size, data.shuffle, data.drop_remainder, seed);
+        out.description = std::to_string(tr.count) + " training and " + std::to_string(test.count) +
+                          " test examples, " + std::to_string(tr.channels) + "x" + std::to_string(tr.height) + "x" +
+                          std::to_string(tr.width) + ", " + std::to_string(out.num_classes) + " classes, from " + data.path;
+        return out;
+    }
+
+    // Test split first: it fixes the class count the training labels are checked against.
+    DataConfig d = data;
+    out.test = StreamingPipeline::readAll(d, listSourceFiles(d, /*train=*/false, *out.storage), out.storage);
+    if (out.test.count == 0) throw DataError(data.test_files + ": the test split holds no examples");
+    if (data.num_classes > 0 && out.test.num_classes > data.num_classes)
+        throw DataError(data.test_files + ": a test label is " + std::to_string(out.test.num_classes - 1) +
+                        ", outside data.num_classes = " + std::to_string(data.num_classes));
+    out.num_classes = data.num_classes > 0 ? data.num_classes : out.test.num_classes;
+    if (out.num_classes < 2)
+        throw DataError(data.test_files + ": the test labels name fewer than two classes; set data.num_classes");
+    d.num_classes = out.num_classes;
+
+    SourceFiles train = listSourceFiles(d, /*train=*/true, *out.storage);
+    const std::string trainDescription = train.description;
+    PipelineChoice choice;
+    choice.cycle_length = d.pipeline.cycle_length;
+    choice.parallel_reads = d.pipeline.parallel_reads;
+    choice.map_parallel_calls = d.pipeline.map_parallel_calls;
+    choice.prefetch = d.pipeline.prefetch;
+    if (d.pipeline.autotune) {
+        choice = StreamingPipeline::autotune(d, train, batch_size, seed, out.storage);
+        if (log) log("autotune (" + std::to_string(choice.autotune_seconds).substr(0, 4) + " s): cycle_length " +
+                     std::to_string(choice.cycle_length) + (choice.parallel_reads ? " parallel" : "") +
+                     ", map_parallel_calls " + std::to_string(choice.map_parallel_calls) + ", prefetch " +
+                     std::to_string(choice.prefetch));
+    }
+    auto pipeline = std::make_unique<StreamingPipeline>(d, std::move(train), batch_size, d.shuffle, d.drop_remainder,
+                                                        seed, choice, out.storage);
+    if (pipeline->exampleSize() != out.test.exampleSize())
+        throw DataError("training examples have " + std::to_string(pipeline->exampleSize()) + " features but test examples " +
+                        std::to_string(out.test.exampleSize()) + " (" + data.train_files + " vs " + data.test_files + ")");
+    out.channels = pipeline->channels();
+    out.height = pipeline->height();
+    out.width = pipeline->width();
+    out.choice = pipeline->choice();
+    out.train = std::move(pipeline);
+    out.description = trainDescription + "; " + std::to_string(out.test.count) + " test examples; " +
+                      std::to_string(out.channels) + "x" + std::to_string(out.height) + "x" + std::to_string(out.width) +
+                      ", " + std::to_string(out.num_classes) + " classes";
+    return out;
+}
+
+}  // namespace trainbench::engine
