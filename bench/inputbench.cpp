@@ -1,8 +1,9 @@
 // Input-pipeline benchmarks (issue 3's speed goals), each printing its figure next to its comparator:
 //   input-read:  Fashion-MNIST TFRecord shards from the page cache through read + parse + batch,
 //                against the gzip-IDX path (inflate + parse + scale to floats), same run.
-//   small-files: the training set as one file per example vs 16 TFRecord shards, both read with 8
-//                parallel streams from the emulated cloud object store, end to end to batches.
+//   small-files: the training set as one file per example vs 16 TFRecord shards (and vs a single
+//                file), all read with 8 parallel streams from the emulated cloud object store, end to
+//                end to batches.
 // Data: scripts/prepare-io-data.sh.
 #include "bench/inputbench.h"
 
@@ -135,13 +136,18 @@ int smallFiles(const std::string& dataDir, int streams, int64_t limit) {
     DataConfig files = shards;
     files.dataset = "example_files";
     files.train_files = dataDir + "/fashion-mnist-files/train-files";
+    DataConfig one = shards;
+    one.train_files = dataDir + "/fashion-mnist-1shard/train-*.tfrecord";
     const PassResult s = pipelinePass(shards, c);
+    const PassResult o = pipelinePass(one, c);
     const PassResult f = pipelinePass(files, c, limit);
     const double fFull = f.seconds * static_cast<double>(s.examples) / static_cast<double>(std::max<int64_t>(f.examples, 1));
     std::printf("emulated cloud object store (100 MB/s per stream, 1000 MB/s link, 20 ms per open, 10 ms per request),\n"
                 "%d parallel streams, whole pipeline to batches of 128\n", streams);
     std::printf("  16 TFRecord shards       %7.2f s for %lld examples  (%9.0f examples/s)\n", s.seconds,
                 static_cast<long long>(s.examples), static_cast<double>(s.examples) / s.seconds);
+    std::printf("  1 TFRecord file          %7.2f s for %lld examples  (%9.0f examples/s): too few files, one stream\n",
+                o.seconds, static_cast<long long>(o.examples), static_cast<double>(o.examples) / o.seconds);
     std::printf("  one file per example     %7.2f s for %lld examples  (%9.0f examples/s)%s\n", f.seconds,
                 static_cast<long long>(f.examples), static_cast<double>(f.examples) / f.seconds,
                 f.examples < s.examples ? (", " + std::to_string(fFull).substr(0, 6) + " s for the full set at that rate").c_str() : "");
