@@ -45,6 +45,7 @@ struct RunSummary {
     int64_t steps = 0;
     int64_t epochs_completed = 0;
     double final_loss = 0.0;
+    int64_t evaluations = 0;           // test evaluations run (0: the accuracies below mean nothing)
     double final_accuracy = 0.0;       // last test evaluation
     double best_accuracy = 0.0;
     std::optional<double> time_to_target;  // training seconds until target reached, if it was

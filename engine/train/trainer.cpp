@@ -92,6 +92,7 @@ RunSummary Trainer::run(TrainObserver& observer) {
         EvalRecord e = evaluate(step, epoch);
         e.wall_seconds = s.train_seconds;
         s.eval_seconds += e.eval_seconds;
+        ++s.evaluations;
         s.final_accuracy = e.accuracy;
         s.best_accuracy = std::max(s.best_accuracy, e.accuracy);
         lastEvalStep = step;

@@ -308,8 +308,9 @@ void RunWriter::write(const Batch& batch, const Final* final) {
                     .bindInt(4, s.steps)
                     .bindInt(5, s.epochs_completed)
                     .bindDouble(6, s.final_loss)
-                    .bindDouble(7, s.final_accuracy)
-                    .bindDouble(8, s.best_accuracy)
+                    // A run that never evaluated has no accuracy (NULL), not 0 %.
+                    .bindDouble(7, s.evaluations > 0 ? std::optional(s.final_accuracy) : std::nullopt)
+                    .bindDouble(8, s.evaluations > 0 ? std::optional(s.best_accuracy) : std::nullopt)
                     .bindDouble(9, s.time_to_target)
                     .bindInt(10, s.step_at_target)
                     .bindDouble(11, s.train_seconds)

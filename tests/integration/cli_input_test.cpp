@@ -102,6 +102,7 @@ TEST(CliInput, SmallFilesOnSlowStorageAreInputBound) {
     ASSERT_TRUE(row && row->input_seconds && row->train_seconds);
     EXPECT_GT(*row->input_seconds / *row->train_seconds, 0.5);
     EXPECT_GE(*row->input_seconds, 10 * 32 * 0.003 * 0.9) << "at least the emulated open latency";
+    EXPECT_FALSE(row->final_accuracy) << "the run never evaluated: no accuracy, rather than 0 %";
 }
 
 TEST(CliInput, CorruptShardFailsTheRunNamingFileAndOffset) {

@@ -63,6 +63,7 @@ engine::RunSummary fullSummary() {
     s.steps = 3;
     s.epochs_completed = 1;
     s.final_loss = 0.125;
+    s.evaluations = 3;
     s.final_accuracy = 0.975;
     s.best_accuracy = 0.98;
     s.time_to_target = 12.5;
