@@ -313,5 +313,29 @@ TEST_F(PipelineTest, AutotuneReadsInParallelWhenOpensAreSlow) {
     EXPECT_NE(c.notes.find("cycle_length 1"), std::string::npos) << c.notes;
 }
 
+TEST_F(PipelineTest, CsvNextEpochReadersLeaveLayoutsInUseAlone) {
+    for (int k = 0; k < 2; ++k) {
+        std::ofstream f(dir_ / ("c-" + std::to_string(k) + ".csv"));
+        f << "a,b,c,d,label\n";
+        for (int i = 0; i < 300; ++i) f << i << "," << i << "," << i << "," << i << "," << (i % 5) << "\n";
+    }
+    DataConfig d = config((dir_ / "c-*.csv").string());
+    d.dataset = "csv";
+    PipelineChoice c;
+    c.cycle_length = 2;
+    c.parallel_reads = true;
+    c.map_parallel_calls = 2;
+    c.prefetch = 2;
+    for (int rep = 0; rep < 5; ++rep) {
+        auto p = make(d, 32, rep % 2 == 0, c);
+        for (int64_t e = 0; e < 3; ++e) {
+            p->startEpoch(e);
+            int64_t n = 0;
+            for (BatchView b = p->next(); b.count > 0; b = p->next()) n += b.count;
+            EXPECT_EQ(n, 600);
+        }
+    }
+}
+
 }  // namespace
 }  // namespace trainbench::engine

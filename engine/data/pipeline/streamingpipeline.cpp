@@ -305,6 +305,7 @@ StreamingPipeline::StreamingPipeline(const DataConfig& data, SourceFiles source,
     choice_.map_parallel_calls = std::max<int64_t>(1, choice_.map_parallel_calls);
     choice_.prefetch = std::max<int64_t>(0, choice_.prefetch);
     csvLayouts_.resize(source_.files.size());
+    csvLayoutOnce_ = std::make_unique<std::once_flag[]>(source_.files.size());
 
     // Probe: the first record of the first file fixes the example shape.
     {
@@ -353,7 +354,7 @@ std::unique_ptr<FileRecordReader> StreamingPipeline::openReader(uint32_t fileInd
                                                         data_.pipeline.skip_corrupt, fileIndex);
         case RecordFormat::kCsvLine: {
             auto r = std::make_unique<CsvFileReader>(storage_->open(path), data_.csv, fileIndex);
-            csvLayouts_[fileIndex] = r->layout();
+            std::call_once(csvLayoutOnce_[fileIndex], [&] { csvLayouts_[fileIndex] = r->layout(); });
             return r;
         }
         case RecordFormat::kImageFile:
@@ -613,6 +614,7 @@ void StreamingPipeline::endEpochStream() {
     // Batches still being decoded must finish before their buffers are reused or freed.
     for (auto& b : decoding_) {
         if (pool_) pool_->wait(*b);
+        std::lock_guard<std::mutex> lock(qMutex_);
         freeBatches_.push_back(std::move(b));
     }
     decoding_.clear();

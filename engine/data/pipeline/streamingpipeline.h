@@ -105,7 +105,9 @@ private:
     PipelineChoice choice_;
     std::shared_ptr<Storage> storage_;
     int64_t channels_ = 0, height_ = 0, width_ = 0, example_size_ = 0;
-    std::vector<CsvLayout> csvLayouts_;  // per file, written by its reader before its first record
+    std::vector<CsvLayout> csvLayouts_;  // per file, written by its first open before its first record
+    std::unique_ptr<std::once_flag[]> csvLayoutOnce_;  // later opens (the next epoch's early readers,
+                                                       // while rows of that file still decode) only read
 
     // Epoch stream state (producer side only).
     int64_t streamEpoch_ = -1;
