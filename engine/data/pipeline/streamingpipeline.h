@@ -2,10 +2,11 @@
 // The streaming input pipeline (tf.data's vocabulary, fixed order; see PipelineConfig):
 //
 //   list files -> [shard by file] -> interleave (cycle_length files, one record from each in turn,
-//   each file on its own reader thread when parallel_reads) -> [shard by element] -> map (decode,
-//   map_parallel_calls threads, outputs kept in input order) -> [cache] -> shuffle (buffer, seeded per
-//   epoch) -> batch (drop_remainder) -> prefetch (a background thread keeps `prefetch` batches ready,
-//   running on into the next epoch: repeat).
+//   each file on its own reader thread when parallel_reads) -> [shard by element] -> [cache] ->
+//   shuffle (a buffer of serialized records, seeded per epoch) -> map fused with batch (decoding on
+//   map_parallel_calls threads straight into the batch's rows, tf.data's map-and-batch fusion;
+//   drop_remainder) -> prefetch (a background thread keeps `prefetch` batches ready and runs on into
+//   the next epoch, whose files it opens while the last one drains its shuffle buffer: repeat).
 //
 // The element order depends only on the files, the seed, the epoch and cycle_length, never on thread
 // timing: file f of an epoch's list is read by interleave slot f % cycle_length, and the slots are
