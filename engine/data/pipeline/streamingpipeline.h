@@ -153,7 +153,6 @@ private:
     };
     mutable Counters read_, map_, shuffleC_, batch_, prefetch_;
     std::atomic<int64_t> skipped_{0};
-    std::atomic<int64_t> skippedOpenReaders_{0};
 };
 
 }  // namespace trainbench::engine
