@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/benchutil.h"
 #include "bench/inputbench.h"
 #include "bench/sourcesprobe.h"
 #include "engine/data/batcher.h"
@@ -31,10 +32,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0.0 : v[v.size() / 2];
-}
+using trainbench::bench::median;
 template <typename F>
 double timeIt(F&& f) {
     auto t0 = Clock::now();

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/benchutil.h"
 #include "engine/data/imagedataset.h"
 #include "engine/data/pipeline/inmemorypipeline.h"
 #include "engine/data/pipeline/streamingpipeline.h"
@@ -24,12 +25,9 @@ namespace trainbench::bench {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using engine::DataConfig;
 using engine::PipelineChoice;
 using engine::StreamingPipeline;
-
-double seconds(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 int64_t fileBytes(const std::vector<std::string>& files) {
     int64_t total = 0;
@@ -61,13 +59,8 @@ PassResult pipelinePass(const DataConfig& d, const PipelineChoice& c, int64_t li
     StreamingPipeline p(d, std::move(files), batchSize(), /*shuffle=*/false, false, 1, c, storage);
     p.startEpoch(0);
     for (engine::BatchView b = p.next(); b.count > 0; b = p.next()) r.examples += b.count;
-    r.seconds = seconds(t0);
+    r.seconds = secondsSince(t0);
     return r;
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
 }
 
 }  // namespace
@@ -102,7 +95,7 @@ int inputRead(const std::string& dataDir, int threads, int rounds, const std::st
             p.startEpoch(0);
             idxExamples = 0;
             for (engine::BatchView b = p.next(); b.count > 0; b = p.next()) idxExamples += b.count;
-            idxT.push_back(seconds(t0));
+            idxT.push_back(secondsSince(t0));
             idxBytes = fileBytes({ds.images_path, ds.labels_path});
         }
     }

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/benchutil.h"
 #include "engine/data/imagedataset.h"
 #include "engine/data/records/crc32c.h"
 #include "engine/data/records/example.h"
@@ -21,17 +22,10 @@ namespace trainbench::bench {
 namespace {
 
 using namespace trainbench::engine;
-using Clock = std::chrono::steady_clock;
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0.0 : v[v.size() / 2];
-}
-
 double seconds(const std::function<void()>& f) {
     const auto t0 = Clock::now();
     f();
-    return std::chrono::duration<double>(Clock::now() - t0).count();
+    return secondsSince(t0);
 }
 
 volatile uint32_t gSink;  // keeps results alive so nothing is optimised away

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <vector>
 
+#include "bench/benchutil.h"
 #include "engine/data/imagedataset.h"
 #include "engine/data/sources/csv.h"
 #include "engine/data/sources/imagefolder.h"
@@ -22,12 +23,9 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0.0 : v[v.size() / 2];
-}
+using trainbench::bench::median;
 
-double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+using trainbench::bench::secondsSince;
 
 // 60000 Fashion-MNIST training images when the Debian package is installed; otherwise noise with
 // the same share of zero pixels (about half), so line lengths are alike.

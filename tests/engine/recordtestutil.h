@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/util/errors.h"
+#include "tests/engine/tempdirtest.h"
 
 namespace trainbench::engine::recordtest {
 
@@ -81,30 +82,7 @@ inline Bytes readFile(const fs::path& p) {
     return Bytes(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
 }
 
-// The DataError message of fn(), or a failure if it does not throw one.
-template <class Fn>
-std::string errorOf(Fn fn) {
-    try {
-        fn();
-    } catch (const DataError& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "expected a DataError";
-    return {};
-}
-
-class TempDirTest : public ::testing::Test {
-protected:
-    void SetUp() override {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        dir_ = fs::temp_directory_path() / ("trainbench-" + std::string(info->test_suite_name()) + "-" +
-                                            info->name() + "-" + std::to_string(::getpid()));
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-    std::string path(const std::string& name) const { return (dir_ / name).string(); }
-    fs::path dir_;
-};
+using test::errorOf;
+using test::TempDirTest;
 
 }  // namespace trainbench::engine::recordtest

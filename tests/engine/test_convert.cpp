@@ -22,16 +22,8 @@ namespace {
 namespace fs = std::filesystem;
 using test::writeText;
 
-class ConvertTest : public ::testing::Test {
+class ConvertTest : public test::TempDirTest {
 protected:
-    void SetUp() override {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        dir_ = fs::temp_directory_path() / ("trainbench-convert-" + std::string(info->name()) + "-" + std::to_string(::getpid()));
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
     // Every example of a split, in file order (no shuffle), as (features, label).
     static std::vector<std::pair<std::vector<float>, int32_t>> readSplit(const DataConfig& d, bool train) {
         auto storage = std::make_shared<Storage>();
@@ -47,8 +39,6 @@ protected:
         std::sort(v.begin(), v.end());
         return v;
     }
-
-    fs::path dir_;
 };
 
 TEST_F(ConvertTest, CsvToShardsAndToFilesKeepsEveryRow) {

@@ -3,6 +3,7 @@
 #include "engine/data/idxreader.h"
 #include "engine/data/imagedataset.h"
 #include "engine/util/errors.h"
+#include "tests/engine/tempdirtest.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -60,37 +61,14 @@ Bytes readFile(const fs::path& p) {
     return Bytes(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
 }
 
-// The DataError message of fn(), or a failure if it does not throw one.
-template <class Fn>
-std::string errorOf(Fn fn) {
-    try {
-        fn();
-    } catch (const DataError& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "expected a DataError";
-    return {};
-}
-
-class TempDirTest : public ::testing::Test {
-protected:
-    void SetUp() override {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        dir_ = fs::temp_directory_path() / ("trainbench-" + std::string(info->test_suite_name()) + "-" +
-                                            info->name() + "-" + std::to_string(::getpid()));
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-    fs::path path(const std::string& name) const { return dir_ / name; }
-    fs::path dir_;
-};
+using test::errorOf;
+using test::TempDirTest;
 
 using IdxReader = TempDirTest;
 
 TEST_F(IdxReader, ReadsPlainU8) {
     writeFile(path("a.idx"), idxBytes(kIdxU8, {3, 2, 2}, iota(12)));
-    const IdxArray a = readIdx(path("a.idx").string());
+    const IdxArray a = readIdx(path("a.idx"));
     EXPECT_EQ(a.dims, (std::vector<int64_t>{3, 2, 2}));
     EXPECT_EQ(a.type, kIdxU8);
     EXPECT_EQ(a.data, iota(12));
@@ -101,7 +79,7 @@ TEST_F(IdxReader, ReadsGzipDetectedByMagicNotName) {
     writeGz(path("no-extension"), content);   // gzip without .gz
     writeFile(path("plain.gz"), content);     // plain despite .gz
     for (const char* name : {"no-extension", "plain.gz"}) {
-        const IdxArray a = readIdx(path(name).string());
+        const IdxArray a = readIdx(path(name));
         EXPECT_EQ(a.dims, (std::vector<int64_t>{4, 5})) << name;
         EXPECT_EQ(a.data, iota(20)) << name;
     }
@@ -109,11 +87,11 @@ TEST_F(IdxReader, ReadsGzipDetectedByMagicNotName) {
 
 TEST_F(IdxReader, AcceptsWiderTypesAndKeepsBytesAsStored) {
     writeFile(path("i16"), idxBytes(kIdxI16, {3}, {0x01, 0x02, 0x03, 0x04, 0xff, 0xfe}));
-    const IdxArray a = readIdx(path("i16").string());
+    const IdxArray a = readIdx(path("i16"));
     EXPECT_EQ(a.type, kIdxI16);
     EXPECT_EQ(a.data, (Bytes{0x01, 0x02, 0x03, 0x04, 0xff, 0xfe}));
     writeGz(path("f64.gz"), idxBytes(kIdxF64, {2, 1, 1, 1}, Bytes(16, 0x40)));
-    EXPECT_EQ(readIdx(path("f64.gz").string()).data.size(), 16u);
+    EXPECT_EQ(readIdx(path("f64.gz")).data.size(), 16u);
     EXPECT_EQ(idxElementSize(kIdxI32), 4u);
     EXPECT_EQ(idxElementSize(0x0A), 0u);
 }
@@ -123,15 +101,15 @@ TEST_F(IdxReader, BadMagicSaysWhatWasFound) {
     b[0] = 0x50;
     b[1] = 0x4b;
     writeFile(path("zip"), b);
-    const std::string msg = errorOf([&] { readIdx(path("zip").string()); });
-    EXPECT_NE(msg.find(path("zip").string()), std::string::npos) << msg;
+    const std::string msg = errorOf([&] { readIdx(path("zip")); });
+    EXPECT_NE(msg.find(path("zip")), std::string::npos) << msg;
     EXPECT_NE(msg.find("byte offset 0"), std::string::npos) << msg;
     EXPECT_NE(msg.find("found 50 4b"), std::string::npos) << msg;
 }
 
 TEST_F(IdxReader, UnknownTypeByte) {
     writeGz(path("t.gz"), idxBytes(0x07, {2}, {1, 2}));
-    const std::string msg = errorOf([&] { readIdx(path("t.gz").string()); });
+    const std::string msg = errorOf([&] { readIdx(path("t.gz")); });
     EXPECT_NE(msg.find("t.gz"), std::string::npos) << msg;
     EXPECT_NE(msg.find("type 0x07"), std::string::npos) << msg;
     EXPECT_NE(msg.find("byte offset 2"), std::string::npos) << msg;
@@ -140,8 +118,8 @@ TEST_F(IdxReader, UnknownTypeByte) {
 TEST_F(IdxReader, ZeroOrTooManyDims) {
     writeFile(path("d0"), {0, 0, kIdxU8, 0, 1, 2});
     writeFile(path("d5"), idxBytes(kIdxU8, {1, 1, 1, 1, 1}, {9}));
-    const std::string m0 = errorOf([&] { readIdx(path("d0").string()); });
-    const std::string m5 = errorOf([&] { readIdx(path("d5").string()); });
+    const std::string m0 = errorOf([&] { readIdx(path("d0")); });
+    const std::string m5 = errorOf([&] { readIdx(path("d5")); });
     EXPECT_NE(m0.find("0 dimensions at byte offset 3"), std::string::npos) << m0;
     EXPECT_NE(m5.find("5 dimensions at byte offset 3"), std::string::npos) << m5;
 }
@@ -149,9 +127,9 @@ TEST_F(IdxReader, ZeroOrTooManyDims) {
 TEST_F(IdxReader, HeaderCutShort) {
     writeFile(path("empty"), {});
     writeFile(path("dims"), {0, 0, kIdxU8, 3, 0, 0, 0, 5, 0});
-    EXPECT_NE(errorOf([&] { readIdx(path("empty").string()); }).find("byte offset 0, inside the 4-byte IDX header"),
+    EXPECT_NE(errorOf([&] { readIdx(path("empty")); }).find("byte offset 0, inside the 4-byte IDX header"),
               std::string::npos);
-    const std::string msg = errorOf([&] { readIdx(path("dims").string()); });
+    const std::string msg = errorOf([&] { readIdx(path("dims")); });
     EXPECT_NE(msg.find("byte offset 9, inside the IDX header (16 bytes"), std::string::npos) << msg;
 }
 
@@ -164,14 +142,14 @@ TEST_F(IdxReader, SizeMismatchTooShortAndTooLong) {
     writeGz(path("short.gz"), shortData);
     writeGz(path("long.gz"), longData);
     for (const char* name : {"short", "short.gz"}) {
-        const std::string msg = errorOf([&] { readIdx(path(name).string()); });
-        EXPECT_NE(msg.find(path(name).string()), std::string::npos) << msg;
+        const std::string msg = errorOf([&] { readIdx(path(name)); });
+        EXPECT_NE(msg.find(path(name)), std::string::npos) << msg;
         EXPECT_NE(msg.find("3x4 u8"), std::string::npos) << msg;
         EXPECT_NE(msg.find("expected 12 data bytes from byte offset 12"), std::string::npos) << msg;
         EXPECT_NE(msg.find("holds 9 (3 too few)"), std::string::npos) << msg;
     }
     for (const char* name : {"long", "long.gz"}) {
-        const std::string msg = errorOf([&] { readIdx(path(name).string()); });
+        const std::string msg = errorOf([&] { readIdx(path(name)); });
         EXPECT_NE(msg.find("expected 12 data bytes"), std::string::npos) << msg;
         EXPECT_NE(msg.find("holds 15 (3 too many)"), std::string::npos) << msg;
     }
@@ -182,8 +160,8 @@ TEST_F(IdxReader, AbsurdHeaderFailsWithoutAllocating) {
     const uint32_t big = 0xffffffffu;
     writeFile(path("huge"), idxBytes(kIdxF64, {big, big, big, big}, iota(8)));
     writeGz(path("huge.gz"), idxBytes(kIdxU8, {big, big}, iota(8)));
-    EXPECT_NE(errorOf([&] { readIdx(path("huge").string()); }).find("holds 8 ("), std::string::npos);
-    EXPECT_NE(errorOf([&] { readIdx(path("huge.gz").string()); }).find("holds 8 ("), std::string::npos);
+    EXPECT_NE(errorOf([&] { readIdx(path("huge")); }).find("holds 8 ("), std::string::npos);
+    EXPECT_NE(errorOf([&] { readIdx(path("huge.gz")); }).find("holds 8 ("), std::string::npos);
 }
 
 TEST_F(IdxReader, TruncatedGzip) {
@@ -194,13 +172,13 @@ TEST_F(IdxReader, TruncatedGzip) {
     writeFile(path("half.gz"), Bytes(full.begin(), full.begin() + full.size() / 2));
     writeFile(path("trailer.gz"), Bytes(full.begin(), full.end() - 4));
     for (const char* name : {"half.gz", "trailer.gz"}) {
-        const std::string msg = errorOf([&] { readIdx(path(name).string()); });
-        EXPECT_NE(msg.find(path(name).string()), std::string::npos) << msg;
+        const std::string msg = errorOf([&] { readIdx(path(name)); });
+        EXPECT_NE(msg.find(path(name)), std::string::npos) << msg;
         EXPECT_NE(msg.find("truncated gzip stream"), std::string::npos) << msg;
     }
-    const std::string trailerMsg = errorOf([&] { readIdx(path("trailer.gz").string()); });
+    const std::string trailerMsg = errorOf([&] { readIdx(path("trailer.gz")); });
     EXPECT_NE(trailerMsg.find("after 100012 decompressed bytes"), std::string::npos) << trailerMsg;
-    EXPECT_EQ(readIdx(path("full.gz").string()).data.size(), 100000u);
+    EXPECT_EQ(readIdx(path("full.gz")).data.size(), 100000u);
 }
 
 TEST_F(IdxReader, CorruptGzipIsAnError) {
@@ -208,12 +186,12 @@ TEST_F(IdxReader, CorruptGzipIsAnError) {
     Bytes b = readFile(path("c.gz"));
     b[b.size() - 6] ^= 0xff;  // inside the CRC32: data inflates fine, the check fails
     writeFile(path("c.gz"), b);
-    const std::string msg = errorOf([&] { readIdx(path("c.gz").string()); });
+    const std::string msg = errorOf([&] { readIdx(path("c.gz")); });
     EXPECT_NE(msg.find("corrupt gzip stream"), std::string::npos) << msg;
 }
 
 TEST_F(IdxReader, MissingFileAndDirectory) {
-    const std::string missing = path("nope.idx").string();
+    const std::string missing = path("nope.idx");
     const std::string msg = errorOf([&] { readIdx(missing); });
     EXPECT_NE(msg.find(missing), std::string::npos) << msg;
     EXPECT_NE(msg.find("No such file"), std::string::npos) << msg;
@@ -231,7 +209,7 @@ TEST_F(IdxReader, FromMemoryMatchesFromFile) {
     writeFile(path("cut.gz"), Bytes(full.begin(), full.begin() + 4000));
     writeFile(path("magic"), {0x50, 0x4b, 3, 4});
     for (const char* name : {"plain", "gz", "short", "full.gz", "cut.gz", "magic"}) {
-        const std::string p = path(name).string();
+        const std::string p = path(name);
         std::string fileError, memoryError;
         IdxArray fromFile, fromMemory;
         try {
@@ -293,11 +271,11 @@ DataConfig configFor(const fs::path& dir) {
 TEST_F(ImageDatasetTest, LoadsPairAndPrefersGz) {
     writePair(dir_, false);
     const ImageDataset plain = loadIdxDataset(configFor(dir_), true);
-    EXPECT_EQ(plain.images_path, path("imgs").string());
+    EXPECT_EQ(plain.images_path, path("imgs"));
     writePair(dir_, true);
     const ImageDataset ds = loadIdxDataset(configFor(dir_), false);
-    EXPECT_EQ(ds.images_path, path("imgs.gz").string());
-    EXPECT_EQ(ds.labels_path, path("lbls.gz").string());
+    EXPECT_EQ(ds.images_path, path("imgs.gz"));
+    EXPECT_EQ(ds.labels_path, path("lbls.gz"));
     EXPECT_EQ(ds.count, 5);
     EXPECT_EQ(ds.channels, 1);
     EXPECT_EQ(ds.height, 2);
@@ -313,12 +291,12 @@ TEST_F(ImageDatasetTest, StemGivenWithExtensionOrAbsolute) {
     writePair(dir_, true);
     DataConfig cfg = configFor(dir_);
     cfg.path = "/nonexistent-folder-for-the-absolute-stem";
-    cfg.train_images = path("imgs.gz").string();
-    cfg.train_labels = path("lbls").string();  // absolute stem, ".gz" still tried first
+    cfg.train_images = path("imgs.gz");
+    cfg.train_labels = path("lbls");  // absolute stem, ".gz" still tried first
     EXPECT_EQ(loadIdxDataset(cfg, true).count, 5);
     cfg = configFor(dir_);
     cfg.train_images = "imgs.gz";
-    EXPECT_EQ(loadIdxDataset(cfg, true).images_path, path("imgs.gz").string());
+    EXPECT_EQ(loadIdxDataset(cfg, true).images_path, path("imgs.gz"));
 }
 
 TEST_F(ImageDatasetTest, AppliesLimitButKeepsClassCount) {
@@ -338,8 +316,8 @@ TEST_F(ImageDatasetTest, CountMismatchNamesBothFiles) {
     writeFile(path("imgs"), idxBytes(kIdxU8, {4, 1, 1}, {1, 2, 3, 4}));
     writeFile(path("lbls"), idxBytes(kIdxU8, {3}, {0, 1, 2}));
     const std::string msg = errorOf([&] { loadIdxDataset(configFor(dir_), true); });
-    EXPECT_NE(msg.find(path("imgs").string() + " holds 4 images"), std::string::npos) << msg;
-    EXPECT_NE(msg.find(path("lbls").string() + " holds 3 labels"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(path("imgs") + " holds 4 images"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(path("lbls") + " holds 3 labels"), std::string::npos) << msg;
 }
 
 TEST_F(ImageDatasetTest, WrongShapesAndTypes) {
@@ -351,7 +329,7 @@ TEST_F(ImageDatasetTest, WrongShapesAndTypes) {
     writeFile(path("imgs"), idxBytes(kIdxU8, {2, 1, 1}, {0, 1}));
     writeFile(path("lbls"), idxBytes(kIdxI16, {2}, {0, 0, 0, 1}));
     msg = errorOf([&] { loadIdxDataset(configFor(dir_), true); });
-    EXPECT_NE(msg.find(path("lbls").string() + ": expected u8 labels of shape N, found i16 2"), std::string::npos)
+    EXPECT_NE(msg.find(path("lbls") + ": expected u8 labels of shape N, found i16 2"), std::string::npos)
         << msg;
 }
 
@@ -364,8 +342,8 @@ TEST_F(ImageDatasetTest, NeedsTwoClasses) {
 
 TEST_F(ImageDatasetTest, MissingFileNamesBothTriedPaths) {
     const std::string msg = errorOf([&] { loadIdxDataset(configFor(dir_), true); });
-    EXPECT_NE(msg.find("train images not found: tried " + path("imgs.gz").string() + " and " +
-                       path("imgs").string()),
+    EXPECT_NE(msg.find("train images not found: tried " + path("imgs.gz") + " and " +
+                       path("imgs")),
               std::string::npos)
         << msg;
 }

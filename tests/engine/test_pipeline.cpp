@@ -16,6 +16,7 @@
 #include "engine/data/records/example.h"
 #include "engine/data/records/tfrecord.h"
 #include "engine/util/errors.h"
+#include "tests/engine/tempdirtest.h"
 
 namespace trainbench::engine {
 namespace {
@@ -24,17 +25,8 @@ namespace fs = std::filesystem;
 
 constexpr int64_t kFeatures = 4;  // 1 x 2 x 2
 
-class PipelineTest : public ::testing::Test {
+class PipelineTest : public test::TempDirTest {
 protected:
-    void SetUp() override {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        dir_ = fs::temp_directory_path() /
-               ("trainbench-pipeline-" + std::string(info->name()) + "-" + std::to_string(::getpid()));
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
     // `files` shards holding examples 0..n-1 round robin; example i has features (i, i+0.25, i+0.5,
     // i+0.75) and label i % 5. Shard k holds examples k, k+files, ...
     std::string writeShards(int64_t n, int64_t files, const std::string& name = "train") {
@@ -94,7 +86,6 @@ protected:
         return v;
     }
 
-    fs::path dir_;
     std::shared_ptr<Storage> storage_;
 };
 
@@ -227,18 +218,11 @@ TEST_F(PipelineTest, CorruptRecordNamesFileAndOffsetOrIsSkipped) {
     const std::string pattern = writeShards(20, 1);
     const std::string path = (dir_ / "train-0.tfrecord").string();
     // Flip a byte inside the data of the third record.
-    std::string bytes;
-    {
-        std::ifstream f(path, std::ios::binary);
-        bytes.assign(std::istreambuf_iterator<char>(f), {});
-    }
+    std::string bytes = test::readText(path);
     const size_t recordSize = bytes.size() / 20;
     const size_t third = 2 * recordSize;
     bytes[third + 12 + 5] ^= 0x40;
-    {
-        std::ofstream f(path, std::ios::binary | std::ios::trunc);
-        f << bytes;
-    }
+    test::writeText(path, bytes);
     for (int64_t prefetch : {0, 2}) {
         auto p = make(config(pattern), 4, false, choice(1, true, 2, prefetch));
         p->startEpoch(0);

@@ -297,15 +297,12 @@ void ExampleWireReader::walkList(FeatureKind kind, std::span<const uint8_t> msg,
     }
 }
 
-// The second look, at one entry walk() has already checked: nothing here can fail.
-FeatureValues ExampleWireReader::feature(size_t i) const {
-    FeatureValues v;
-    if (i >= nameCount_ || !found_[i]) return v;
-    v.entry = entries_[i];
-    v.kind = FeatureKind::kEmpty;
-    size_t list = 0;
-    const uint8_t* p = v.entry.data();
-    const uint8_t* end = p + v.entry.size();
+// Calls fn(kind, values) for every value list of a map entry walk() has already checked, in the
+// order they are stored (the second look: nothing here can fail).
+template <class Fn>
+void ExampleWireReader::forEachList(std::span<const uint8_t> entry, Fn&& fn) const {
+    const uint8_t* p = entry.data();
+    const uint8_t* end = p + entry.size();
     while (p < end) {
         const uint32_t tag = readTag(p, end);
         if (tag != kEntryValue) {
@@ -322,81 +319,73 @@ FeatureValues ExampleWireReader::feature(size_t i) const {
                 skipField(ftag, f, fend, kRecursionLimit);
                 continue;
             }
-            // Setting another member of the oneof clears the list; the same one merges into it.
-            if (kind != v.kind) {
-                v.kind = kind;
-                v.count = 0;
-                v.firstList = list;
-            }
-            ++list;
-            const std::span<const uint8_t> values = readDelimited(f, fend);
-            const uint8_t* q = values.data();
-            const uint8_t* qend = q + values.size();
-            while (q < qend) {
-                const uint32_t vtag = readTag(q, qend);
-                if (vtag == kListPacked && kind == FeatureKind::kBytes) {
-                    v.bytes = readDelimited(q, qend);
-                    ++v.count;
-                } else if (vtag == kListPacked && kind == FeatureKind::kFloat) {
-                    v.count += readDelimited(q, qend).size() / 4;
-                } else if (vtag == kListPacked && kind == FeatureKind::kInt64) {
-                    const std::span<const uint8_t> packed = readDelimited(q, qend);
-                    for (const uint8_t* r = packed.data(); r < packed.data() + packed.size(); ++v.count)
-                        v.last = static_cast<int64_t>(readVarint(r, packed.data() + packed.size()));
-                } else if (vtag == kFloatUnpacked && kind == FeatureKind::kFloat) {
-                    q += 4;
-                    ++v.count;
-                } else if (vtag == kInt64Unpacked && kind == FeatureKind::kInt64) {
-                    v.last = static_cast<int64_t>(readVarint(q, qend));
-                    ++v.count;
-                } else {
-                    skipField(vtag, q, qend, kRecursionLimit);
-                }
-            }
+            fn(kind, readDelimited(f, fend));
         }
     }
+}
+
+FeatureValues ExampleWireReader::feature(size_t i) const {
+    FeatureValues v;
+    if (i >= nameCount_ || !found_[i]) return v;
+    v.entry = entries_[i];
+    v.kind = FeatureKind::kEmpty;
+    size_t list = 0;
+    forEachList(v.entry, [&](FeatureKind kind, std::span<const uint8_t> values) {
+        // Setting another member of the oneof clears the list; the same one merges into it.
+        if (kind != v.kind) {
+            v.kind = kind;
+            v.count = 0;
+            v.firstList = list;
+        }
+        ++list;
+        const uint8_t* q = values.data();
+        const uint8_t* qend = q + values.size();
+        while (q < qend) {
+            const uint32_t vtag = readTag(q, qend);
+            if (vtag == kListPacked && kind == FeatureKind::kBytes) {
+                v.bytes = readDelimited(q, qend);
+                ++v.count;
+            } else if (vtag == kListPacked && kind == FeatureKind::kFloat) {
+                v.count += readDelimited(q, qend).size() / 4;
+            } else if (vtag == kListPacked && kind == FeatureKind::kInt64) {
+                const std::span<const uint8_t> packed = readDelimited(q, qend);
+                for (const uint8_t* r = packed.data(); r < packed.data() + packed.size(); ++v.count)
+                    v.last = static_cast<int64_t>(readVarint(r, packed.data() + packed.size()));
+            } else if (vtag == kFloatUnpacked && kind == FeatureKind::kFloat) {
+                q += 4;
+                ++v.count;
+            } else if (vtag == kInt64Unpacked && kind == FeatureKind::kInt64) {
+                v.last = static_cast<int64_t>(readVarint(q, qend));
+                ++v.count;
+            } else {
+                skipField(vtag, q, qend, kRecursionLimit);
+            }
+        }
+    });
     return v;
 }
 
 void ExampleWireReader::copyFloats(const FeatureValues& v, float* dst) const {
     size_t list = 0;
-    const uint8_t* p = v.entry.data();
-    const uint8_t* end = p + v.entry.size();
-    while (p < end) {
-        const uint32_t tag = readTag(p, end);
-        if (tag != kEntryValue) {
-            skipField(tag, p, end, kRecursionLimit);
-            continue;
-        }
-        const std::span<const uint8_t> feature = readDelimited(p, end);
-        const uint8_t* f = feature.data();
-        const uint8_t* fend = f + feature.size();
-        while (f < fend) {
-            const uint32_t ftag = readTag(f, fend);
-            if (kindOf(ftag) == FeatureKind::kEmpty) {
-                skipField(ftag, f, fend, kRecursionLimit);
-                continue;
-            }
-            const std::span<const uint8_t> values = readDelimited(f, fend);
-            if (list++ < v.firstList) continue;
-            const uint8_t* q = values.data();
-            const uint8_t* qend = q + values.size();
-            while (q < qend) {
-                const uint32_t vtag = readTag(q, qend);
-                if (vtag == kListPacked) {
-                    const std::span<const uint8_t> packed = readDelimited(q, qend);
-                    if (packed.empty()) continue;
-                    std::memcpy(dst, packed.data(), packed.size());  // little-endian floats, as stored
-                    dst += packed.size() / 4;
-                } else if (vtag == kFloatUnpacked) {
-                    std::memcpy(dst++, q, 4);
-                    q += 4;
-                } else {
-                    skipField(vtag, q, qend, kRecursionLimit);
-                }
+    forEachList(v.entry, [&](FeatureKind, std::span<const uint8_t> values) {
+        if (list++ < v.firstList) return;
+        const uint8_t* q = values.data();
+        const uint8_t* qend = q + values.size();
+        while (q < qend) {
+            const uint32_t vtag = readTag(q, qend);
+            if (vtag == kListPacked) {
+                const std::span<const uint8_t> packed = readDelimited(q, qend);
+                if (packed.empty()) continue;
+                std::memcpy(dst, packed.data(), packed.size());  // little-endian floats, as stored
+                dst += packed.size() / 4;
+            } else if (vtag == kFloatUnpacked) {
+                std::memcpy(dst++, q, 4);
+                q += 4;
+            } else {
+                skipField(vtag, q, qend, kRecursionLimit);
             }
         }
-    }
+    });
 }
 
 }  // namespace trainbench::engine

@@ -58,6 +58,8 @@ private:
     void walkEntry(std::span<const uint8_t> msg, int depth);
     void walkFeature(std::span<const uint8_t> msg, int depth) const;
     void walkList(FeatureKind kind, std::span<const uint8_t> msg, int depth) const;
+    template <class Fn>
+    void forEachList(std::span<const uint8_t> entry, Fn&& fn) const;
 
     const uint8_t* data_;
     size_t size_;
