@@ -11,14 +11,13 @@ namespace trainbench::engine {
 // How a Record's bytes are to be decoded.
 enum class RecordFormat : uint8_t {
     kExample,    // a serialized tf.train.Example (TFRecord shards)
-    kRawPixels,  // u8 pixels of one example, label given in Record::label (IDX, one-file-per-example raw)
     kCsvLine,    // one CSV data line (numeric columns + label column)
     kImageFile,  // a whole PNG or JPEG file, label given in Record::label (image folders)
 };
 
 struct Record {
     std::string data;        // the serialized example (reused between records to avoid allocations)
-    int64_t label = -1;      // known label (IDX, image folders), -1 when the payload carries it
+    int64_t label = -1;      // known label (image folders), -1 when the payload carries it
     uint32_t file = 0;       // index into the pipeline's file list
     uint64_t offset = 0;     // byte offset of the record in its file (line number for CSV)
     RecordFormat format = RecordFormat::kExample;

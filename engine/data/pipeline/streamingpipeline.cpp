@@ -360,9 +360,8 @@ std::unique_ptr<FileRecordReader> StreamingPipeline::openReader(uint32_t fileInd
         case RecordFormat::kImageFile:
             return std::make_unique<WholeFileReader>(storage_->open(path), RecordFormat::kImageFile,
                                                      source_.labels[fileIndex], fileIndex);
-        case RecordFormat::kRawPixels: break;
     }
-    throw DataError(path + ": records of this format are not read from files");
+    throw DataError(path + ": unknown record format");
 }
 
 // ---- Decoding --------------------------------------------------------------------------------------
@@ -395,12 +394,6 @@ void StreamingPipeline::decodeRecord(Record& r, Sample& s) {
             s.channels = img.channels;
             s.height = img.height;
             s.width = img.width;
-            break;
-        }
-        case RecordFormat::kRawPixels: {
-            s.x.resize(r.data.size());
-            for (size_t i = 0; i < r.data.size(); ++i) s.x[i] = static_cast<float>(bytes[i]) * (1.0f / 255.0f);
-            s.label = static_cast<int32_t>(r.label);
             break;
         }
     }
