@@ -22,16 +22,23 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double nowSeconds() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
+class SteadyClock final : public StorageClock {
+public:
+    double now() override { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
+    void sleepUntil(double t) override {
+        std::this_thread::sleep_until(
+            Clock::time_point(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(t))));
+    }
+};
 
-// Sleeps until the steady clock reads `t` (seconds); returns how long it slept.
-double sleepUntil(double t) {
-    const double start = nowSeconds();
-    if (t <= start) return 0.0;
-    std::this_thread::sleep_until(Clock::time_point(
-        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(t))));
-    return nowSeconds() - start;
-}
+// What the calling thread overslept on its last waits and has not yet made up, and for which
+// Storage (a thread that moves on to another Storage starts afresh).
+struct Oversleep {
+    uint64_t storage = 0;  // Storage::id_
+    double seconds = 0.0;
+};
+thread_local Oversleep tOversleep;
+std::atomic<uint64_t> gNextStorageId{1};
 
 std::string errnoText(int err) { return std::strerror(err); }
 
@@ -51,6 +58,11 @@ const Preset kPresets[] = {
 };
 
 }  // namespace
+
+std::shared_ptr<StorageClock> steadyStorageClock() {
+    static const std::shared_ptr<StorageClock> clock = std::make_shared<SteadyClock>();
+    return clock;
+}
 
 StorageConfig storagePreset(const std::string& name) {
     for (const Preset& p : kPresets)
@@ -81,7 +93,7 @@ size_t StorageFile::readAt(uint64_t offset, void* dst, size_t n) {
     size_t done = 0;
     while (done < n) {
         const size_t want = std::min(n - done, std::max<size_t>(split, 1));
-        const double start = nowSeconds();
+        const double start = storage_.clock_->now();
         size_t got = 0;
         while (got < want) {
             const ssize_t r = ::pread(fd_, out + done + got, want - got, static_cast<off_t>(offset + done + got));
@@ -128,7 +140,10 @@ std::vector<uint8_t> StorageFile::readAll() {
 
 // ---- Storage ----------------------------------------------------------------------------------
 
-Storage::Storage(StorageConfig config) : config_(std::move(config)) {
+Storage::Storage(StorageConfig config, std::shared_ptr<StorageClock> clock)
+    : config_(std::move(config)),
+      clock_(clock ? std::move(clock) : steadyStorageClock()),
+      id_(gNextStorageId.fetch_add(1, std::memory_order_relaxed)) {
     // Finite too: an infinite latency would overflow the clock arithmetic of sleepUntil.
     auto check = [](double v, const char* what) {
         if (!(v >= 0.0) || !std::isfinite(v))
@@ -147,7 +162,7 @@ bool Storage::emulated() const {
 }
 
 std::unique_ptr<StorageFile> Storage::open(const std::string& path) {
-    const double start = nowSeconds();
+    const double start = clock_->now();
     int fd;
     do {
         fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -167,10 +182,7 @@ std::unique_ptr<StorageFile> Storage::open(const std::string& path) {
     ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
     opens_.fetch_add(1, std::memory_order_relaxed);
     std::unique_ptr<StorageFile> file(new StorageFile(*this, fd, path, static_cast<uint64_t>(st.st_size)));
-    if (config_.open_latency_ms > 0) {
-        const double slept = sleepUntil(start + config_.open_latency_ms * 1e-3);
-        waitNanos_.fetch_add(static_cast<int64_t>(slept * 1e9), std::memory_order_relaxed);
-    }
+    if (config_.open_latency_ms > 0) waitUntil(start + config_.open_latency_ms * 1e-3);
     return file;
 }
 
@@ -188,8 +200,23 @@ void Storage::chargeRequest(StorageFile& file, size_t bytes, double start) {
         linkFreeAt_ = begin + static_cast<double>(bytes) / (config_.bandwidth_mb_s * 1e6);
         done = std::max(done, linkFreeAt_);
     }
-    const double slept = sleepUntil(done);
-    waitNanos_.fetch_add(static_cast<int64_t>(slept * 1e9), std::memory_order_relaxed);
+    waitUntil(done);
+}
+
+void Storage::waitUntil(double t) {
+    Oversleep& over = tOversleep;
+    if (over.storage != id_) over = {id_, 0.0};
+    const double now = clock_->now();
+    if (t <= now) return;
+    // Make up for earlier late wake-ups first, then sleep what is left.
+    const double makeUp = std::min(over.seconds, t - now);
+    over.seconds -= makeUp;
+    const double target = t - makeUp;
+    if (target <= now) return;
+    clock_->sleepUntil(target);
+    const double woke = clock_->now();
+    over.seconds = std::min(over.seconds + std::max(0.0, woke - target), kMaxCatchUpSeconds);
+    waitNanos_.fetch_add(static_cast<int64_t>((woke - now) * 1e9), std::memory_order_relaxed);
 }
 
 std::vector<std::string> Storage::list(const std::string& pattern) const {

@@ -8,6 +8,12 @@
 // Thread-safe: many pipeline threads open and read files of one Storage at once; the shared
 // bandwidth is a single link they queue on, while latencies of concurrent requests overlap (as they
 // do on a real object store, which is why parallel reads help there).
+//
+// Emulated costs are paid by sleeping. A sleep wakes late (by a few microseconds on an idle machine,
+// by a timer tick of several milliseconds on a busy or coarse-timer one), and a reader that sleeps
+// once per request would add every late wake-up to the emulated time. So each thread keeps what it
+// overslept and takes it off its next waits (at most kMaxCatchUpSeconds at a time): over many
+// requests the delivered rate is the configured one, not the configured one minus the timer's error.
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -45,6 +51,16 @@ struct StorageStats {
 
 class Storage;
 
+// Where a Storage reads the time and how it waits. The default is the steady clock and a real
+// sleep; tests substitute a virtual clock to check the emulation's arithmetic exactly.
+class StorageClock {
+public:
+    virtual ~StorageClock() = default;
+    virtual double now() = 0;                   // seconds on a monotonic clock
+    virtual void sleepUntil(double seconds) = 0;  // returns at or after `seconds`
+};
+std::shared_ptr<StorageClock> steadyStorageClock();
+
 // One open file. Not thread-safe by itself: one reader uses it at a time.
 class StorageFile {
 public:
@@ -75,14 +91,17 @@ private:
     std::string path_;
     uint64_t size_;
     uint64_t pos_ = 0;
-    double streamFreeAt_ = 0.0;  // per-stream bandwidth clock (seconds, steady clock)
+    double streamFreeAt_ = 0.0;  // per-stream bandwidth clock (seconds on the storage's clock)
 };
 
 class Storage {
 public:
     // Throws std::invalid_argument for a negative, NaN or infinite rate or latency, or a negative
     // request_bytes. The numbers are used as given: `preset` only names them (see storagePreset).
-    explicit Storage(StorageConfig config = {});
+    explicit Storage(StorageConfig config = {}, std::shared_ptr<StorageClock> clock = nullptr);
+
+    // Most a thread's next waits are shortened to make up for its late wake-ups.
+    static constexpr double kMaxCatchUpSeconds = 0.02;
 
     // Opens `path` for reading (charging the open latency). Throws DataError naming the path and
     // the system's reason for a missing or unreadable file, or a directory.
@@ -98,13 +117,17 @@ public:
 
 private:
     friend class StorageFile;
-    // Called by StorageFile after each request that started at `start` (steady-clock seconds):
+    // Called by StorageFile after each request that started at `start` (clock seconds):
     // sleeps until the emulated storage would have delivered `bytes`.
     void chargeRequest(StorageFile& file, size_t bytes, double start);
+    // Waits until `t` on the clock, less what this thread overslept before; counts the wait.
+    void waitUntil(double t);
 
     StorageConfig config_;
+    std::shared_ptr<StorageClock> clock_;
+    uint64_t id_;  // unique over the process's life, unlike the address
     mutable std::mutex linkMutex_;
-    double linkFreeAt_ = 0.0;  // shared bandwidth clock (seconds, steady clock)
+    double linkFreeAt_ = 0.0;  // shared bandwidth clock (seconds on the storage's clock)
     std::atomic<int64_t> opens_{0}, requests_{0}, bytes_{0};
     std::atomic<int64_t> waitNanos_{0};
 };
