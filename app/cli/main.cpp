@@ -46,8 +46,9 @@ int main(int argc, char** argv) {
     exportCmd->add_option("run", exp.run, "Run id or name")->required();
     exportCmd->add_option("--db", exp.db, "Run store (SQLite file)")->default_str(defaultDb);
     exportCmd->add_flag("--csv", csv, "CSV output (the only format so far)")->required();
-    exportCmd->add_option("--series", exp.what, "steps, evals or input (per-step input-pipeline stages)")
-        ->check(CLI::IsMember({"steps", "evals", "input"}));
+    exportCmd->add_option("--series", exp.what,
+                          "steps, evals, input (per-step input-pipeline stages) or replicas (per-replica step breakdown)")
+        ->check(CLI::IsMember({"steps", "evals", "input", "replicas"}));
     exportCmd->add_option("-o,--output", exp.output, "Write to this file instead of standard output");
 
     cli::ConvertArgs conv;

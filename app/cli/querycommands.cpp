@@ -114,6 +114,40 @@ void printInputPipeline(profiler::RunStore& store, profiler::RunId id) {
     t.print(stdout);
 }
 
+// Where each replica's time went over the run, for data-parallel runs: a replica that computes
+// longer than the others (a straggler) makes the others wait.
+void printReplicas(profiler::RunStore& store, const profiler::RunRow& r) {
+    const auto rows = store.replicaSteps(r.id);
+    if (rows.empty()) return;
+    struct Total {
+        double compute = 0, comm = 0, wait = 0;
+        int64_t samples = 0, steps = 0;
+    };
+    std::vector<Total> totals;
+    for (const auto& row : rows) {
+        const size_t rank = static_cast<size_t>(row.replica.rank);
+        if (totals.size() <= rank) totals.resize(rank + 1);
+        Total& t = totals[rank];
+        t.compute += row.replica.compute_seconds;
+        t.comm += row.replica.comm_seconds;
+        t.wait += row.replica.wait_seconds;
+        t.samples += row.replica.samples;
+        ++t.steps;
+    }
+    std::printf("\nreplicas (%s, %s)\n", r.strategy.c_str(), r.devices.c_str());
+    if (r.comm_seconds && r.train_seconds && *r.train_seconds > 0)
+        std::printf("  all-reduce      %s per replica (%.1f %% of training time), waiting for peers %s (%.1f %%)\n",
+                    secs(r.comm_seconds).c_str(), 100.0 * *r.comm_seconds / *r.train_seconds,
+                    secs(r.wait_seconds).c_str(), 100.0 * r.wait_seconds.value_or(0) / *r.train_seconds);
+    TextTable t({"REPLICA", "SAMPLES", "COMPUTE", "ALL-REDUCE", "WAITING FOR PEERS", "WAITING / STEP"});
+    for (size_t k = 0; k < totals.size(); ++k) {
+        const Total& tot = totals[k];
+        t.add({std::to_string(k), std::to_string(tot.samples), fmt("%.2f s", tot.compute), fmt("%.2f s", tot.comm),
+               fmt("%.2f s", tot.wait), fmt("%.2f ms", tot.steps ? 1e3 * tot.wait / static_cast<double>(tot.steps) : 0.0)});
+    }
+    t.print(stdout);
+}
+
 }  // namespace
 
 int runsCommand(const std::string& db, const std::string& status, int limit) {
@@ -182,6 +216,7 @@ int showCommand(const std::string& db, const std::string& run) {
         if (r->skipped_records && *r->skipped_records > 0)
             std::printf("  skipped         %lld corrupt record(s)\n", static_cast<long long>(*r->skipped_records));
         printInputPipeline(*store, r->id);
+        printReplicas(*store, *r);
 
         auto evals = store->evals(r->id);
         std::printf("\nevaluations (%zu)\n", evals.size());
@@ -230,16 +265,24 @@ int exportCommand(const ExportArgs& args) {
                 if (row.stage.fill >= 0) out << row.stage.fill;
                 out << '\n';
             }
+        } else if (args.what == "replicas") {
+            out << "step,rank,samples,compute_seconds,comm_seconds,wait_seconds\n";
+            for (const auto& row : store->replicaSteps(r->id))
+                out << row.step << ',' << row.replica.rank << ',' << row.replica.samples << ','
+                    << row.replica.compute_seconds << ',' << row.replica.comm_seconds << ',' << row.replica.wait_seconds
+                    << '\n';
         } else if (args.what == "evals") {
             out << "step,epoch,split,loss,accuracy,samples,eval_seconds,wall_seconds\n";
             for (const auto& e : store->evals(r->id))
                 out << e.step << ',' << e.epoch << ',' << e.split << ',' << e.loss << ',' << e.accuracy << ','
                     << e.samples << ',' << e.eval_seconds << ',' << e.wall_seconds << '\n';
         } else {
-            out << "step,epoch,loss,step_seconds,input_seconds,samples,samples_per_second,learning_rate,wall_seconds\n";
+            out << "step,epoch,loss,step_seconds,input_seconds,samples,samples_per_second,learning_rate,wall_seconds,"
+                   "comm_seconds,wait_seconds\n";
             for (const auto& s : store->steps(r->id))
                 out << s.step << ',' << s.epoch << ',' << s.loss << ',' << s.step_seconds << ',' << s.input_seconds << ','
-                    << s.samples << ',' << s.samples_per_second << ',' << s.learning_rate << ',' << s.wall_seconds << '\n';
+                    << s.samples << ',' << s.samples_per_second << ',' << s.learning_rate << ',' << s.wall_seconds << ','
+                    << s.comm_seconds << ',' << s.wait_seconds << '\n';
         }
         if (args.output.empty()) {
             std::cout << out.str();

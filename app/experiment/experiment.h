@@ -11,6 +11,7 @@
 #include "engine/data/dataconfig.h"
 #include "engine/model/modelspec.h"
 #include "engine/optim/optimizerconfig.h"
+#include "engine/strategy/strategyconfig.h"
 #include "engine/train/trainconfig.h"
 
 namespace trainbench::app {
@@ -23,6 +24,7 @@ struct Experiment {
     engine::ModelSpec model;  // presets expanded into layers; model.preset keeps the name
     engine::OptimizerConfig optimizer;
     engine::TrainConfig train;
+    engine::StrategyConfig strategy;
     // The whole configuration with every default filled in, presets kept by name, data paths made
     // absolute, overrides applied. Parsing it again gives the same experiment.
     nlohmann::json resolved;

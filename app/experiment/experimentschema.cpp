@@ -373,6 +373,32 @@ SchemaKey buildSchema() {
             issues.add(where + ".stop_at_target", "needs train.target_accuracy > 0 (it is 0, so there is no target to stop at)");
     });
 
+    const engine::StrategyConfig sc{};
+    SchemaKey strategy = section("strategy", "How training is spread over devices (tf.distribute's strategies).", {
+        choice("type", sc.type, {"single", "mirrored"},
+               "single: one device; mirrored: replicas in this process, synchronous all-reduce.",
+               to(&Experiment::strategy, &engine::StrategyConfig::type)),
+        integer("replicas", sc.replicas, Range::ge(1).le(64), "mirrored: replicas, each its own device and model copy.",
+                to(&Experiment::strategy, &engine::StrategyConfig::replicas)),
+        integer("threads_per_replica", sc.threads_per_replica, Range::ge(0).le(1024),
+                "Compute threads of each replica (0 = train.threads, or all cores, split evenly).",
+                to(&Experiment::strategy, &engine::StrategyConfig::threads_per_replica)),
+        choice("batch_scope", sc.batch_scope, {"global", "per_replica"},
+               "Whether train.batch_size is the global batch (split over replicas) or each replica's "
+               "(global batch = batch_size x replicas).",
+               to(&Experiment::strategy, &engine::StrategyConfig::batch_scope)),
+        number("bucket_mb", static_cast<float>(sc.bucket_mb), Range::ge(0).le(1024),
+               "Gradients are all-reduced in buckets of at least this many MiB, last layers first (0 = one per layer).",
+               [](const json& v, Experiment& out) { out.strategy.bucket_mb = v.get<double>(); }),
+        flag("overlap", sc.overlap, "All-reduce each bucket while backward goes on (false: after backward).",
+             to(&Experiment::strategy, &engine::StrategyConfig::overlap)),
+    });
+    strategy.checks.push_back([](const json& s, const std::string& where, IssueList& issues) {
+        if (s["type"] == "single" && s["replicas"].get<int64_t>() != 1)
+            issues.add(where + ".replicas", "is " + s["replicas"].dump() +
+                                                " but strategy.type is 'single' (one device); use 'mirrored' for replicas");
+    });
+
     SchemaKey root = section("", "An experiment file.", {
         name,
         description,
@@ -382,6 +408,7 @@ SchemaKey buildSchema() {
         modelSection(),
         optimizer,
         train,
+        strategy,
     });
     return root;
 }

@@ -5,11 +5,13 @@
 #include <exception>
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include "engine/data/pipeline/datasource.h"
 #include "engine/device/cpudevice.h"
 #include "engine/model/model.h"
 #include "engine/optim/optimizer.h"
+#include "engine/strategy/mirroredstrategy.h"
 #include "engine/train/trainer.h"
 #include "profiler/store/runwriter.h"
 
@@ -41,15 +43,37 @@ private:
     const std::atomic<bool>* stop_;
 };
 
-profiler::RunSpec specFor(const Experiment& x, int threads) {
+// What the strategy section comes to on this machine.
+struct Placement {
+    int replicas = 1;
+    int threadsPerReplica = 1;
+    int64_t globalBatch = 0;
+    std::string devices;  // "cpu:4" one device of 4 threads; "cpu:1x2" two replicas of 1 thread
+};
+
+Placement placementFor(const Experiment& x) {
+    Placement p;
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads = x.train.threads > 0 ? x.train.threads : cores;
+    const bool mirrored = x.strategy.type == "mirrored";
+    p.replicas = mirrored ? x.strategy.replicas : 1;
+    p.threadsPerReplica = x.strategy.threads_per_replica > 0 ? x.strategy.threads_per_replica
+                                                            : std::max(1, threads / p.replicas);
+    p.globalBatch = x.strategy.batch_scope == "per_replica" ? x.train.batch_size * p.replicas : x.train.batch_size;
+    p.devices = "cpu:" + std::to_string(p.threadsPerReplica) + (mirrored ? "x" + std::to_string(p.replicas) : "");
+    return p;
+}
+
+profiler::RunSpec specFor(const Experiment& x, const Placement& p) {
     profiler::RunSpec spec;
     spec.name = x.name;
     if (!x.source_path.empty()) spec.experiment_file = x.source_path;
     spec.config_json = x.resolved.dump();
-    spec.strategy = "single";
-    spec.devices = "cpu:1";
-    spec.global_batch = x.train.batch_size;
-    spec.threads = threads;
+    spec.strategy = x.strategy.type;
+    spec.devices = p.devices;
+    spec.replicas = p.replicas;
+    spec.global_batch = p.globalBatch;
+    spec.threads = p.threadsPerReplica * p.replicas;
     spec.dataset = x.data.dataset;
     spec.model = x.model.preset.empty() ? "custom(" + std::to_string(x.model.layers.size()) + " layers)" : x.model.preset;
     if (x.train.target_accuracy > 0) spec.target_accuracy = x.train.target_accuracy;
@@ -92,20 +116,33 @@ std::vector<std::pair<std::string, std::string>> pipelineAttributes(const engine
 RunOutcome runExperiment(const RunRequest& request) {
     const Experiment& x = request.experiment;
     auto say = [&](const std::string& m) { if (request.log) request.log(m); };
-    engine::CpuDevice device(x.train.threads);
-    profiler::RunWriter writer(request.dbPath, specFor(x, device.threads()));
+    const Placement place = placementFor(x);
+    profiler::RunWriter writer(request.dbPath, specFor(x, place));
     RunOutcome out;
     out.id = writer.runId();
     std::optional<engine::RunSummary> summary;
     try {
-        engine::TrainingData data = engine::openTrainingData(x.data, x.train.batch_size, x.train.seed, say);
+        engine::TrainingData data = engine::openTrainingData(x.data, place.globalBatch, x.train.seed, say);
         say("data: " + data.description);
         if (data.choice.autotuned || engine::usesStreamingPipeline(x.data)) writer.attributes(pipelineAttributes(data));
-        engine::Model model(x.model, {data.channels, data.height, data.width}, data.num_classes, device, x.train.seed);
-        say("model: " + std::to_string(model.paramCount()) + " parameters, " + std::to_string(device.threads()) +
-            " thread(s)");
-        auto optimizer = engine::Optimizer::create(x.optimizer, model.paramCount());
-        engine::Trainer trainer(model, *optimizer, *data.train, data.test, x.train);
+        const engine::Dims shape{data.channels, data.height, data.width};
+        std::unique_ptr<engine::CpuDevice> device;
+        std::unique_ptr<engine::Model> model;
+        std::unique_ptr<engine::Optimizer> optimizer;
+        std::unique_ptr<engine::Strategy> strategy;
+        if (x.strategy.type == "mirrored") {
+            strategy = std::make_unique<engine::MirroredStrategy>(place.replicas, place.threadsPerReplica, x.model, shape,
+                                                                  data.num_classes, x.optimizer, x.train.seed,
+                                                                  x.strategy.bucket_mb, x.strategy.overlap);
+        } else {
+            device = std::make_unique<engine::CpuDevice>(place.threadsPerReplica);
+            model = std::make_unique<engine::Model>(x.model, shape, data.num_classes, *device, x.train.seed);
+            optimizer = engine::Optimizer::create(x.optimizer, model->paramCount());
+            strategy = std::make_unique<engine::SingleStrategy>(*model, *optimizer);
+        }
+        say("model: " + std::to_string(strategy->model().paramCount()) + " parameters; " + strategy->name() + " on " +
+            place.devices + " (threads x replicas), global batch " + std::to_string(place.globalBatch));
+        engine::Trainer trainer(*strategy, *data.train, data.test, x.train);
         RecordingObserver observer(writer, request.observer, request.stop);
         summary = trainer.run(observer);
     } catch (const profiler::StoreError&) {

@@ -7,16 +7,17 @@
 
 namespace trainbench::engine {
 
-LossResult SoftmaxCrossEntropy::compute(const Tensor& logits, const int32_t* labels, Tensor* gradLogits) {
+LossResult SoftmaxCrossEntropy::compute(const Tensor& logits, const int32_t* labels, Tensor* gradLogits,
+                                        int64_t gradDivisor) {
     Dims d = logits.dims();
-    return compute(logits.data(), d[0], d[1], labels, gradLogits ? gradLogits->data() : nullptr);
+    return compute(logits.data(), d[0], d[1], labels, gradLogits ? gradLogits->data() : nullptr, gradDivisor);
 }
 
 LossResult SoftmaxCrossEntropy::compute(const float* logits, int64_t n, int64_t classes, const int32_t* labels,
-                                        float* gradLogits) {
+                                        float* gradLogits, int64_t gradDivisor) {
     LossResult r;
     double total = 0.0;
-    const float invN = 1.0f / static_cast<float>(n);
+    const float invN = 1.0f / static_cast<float>(gradDivisor > 0 ? gradDivisor : n);
     std::vector<float> e(static_cast<size_t>(classes));
     for (int64_t i = 0; i < n; ++i) {
         const float* z = logits + i * classes;

@@ -136,6 +136,13 @@ void Model::backward(Tensor& gradLogits, const GradientsReady& onReady) {
     }
 }
 
+std::vector<std::pair<int64_t, int64_t>> Model::gradientSpans() const {
+    std::vector<std::pair<int64_t, int64_t>> spans;
+    for (size_t i = layers_.size(); i-- > 0;)
+        if (layers_[i]->paramCount() > 0) spans.emplace_back(paramOffsets_[i], layers_[i]->paramCount());
+    return spans;
+}
+
 std::vector<std::string> Model::summary() const {
     std::vector<std::string> lines;
     for (const auto& l : layers_) {

@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/device/cpudevice.h"
@@ -34,6 +35,9 @@ public:
     using GradientsReady = std::function<void(int64_t offset, int64_t count)>;
     // Back-propagates d(loss)/d(logits) (plain [n, classes]) and fills grads().
     void backward(Tensor& gradLogits, const GradientsReady& onReady = {});
+
+    // The [offset, count) spans of the flat buffers that backward() reports ready, in its order.
+    std::vector<std::pair<int64_t, int64_t>> gradientSpans() const;
 
     int64_t numClasses() const { return numClasses_; }
     const Dims& sampleShape() const { return sampleShape_; }

@@ -19,6 +19,9 @@ public:
     virtual void broadcast(float* data, size_t count, int root) = 0;
     // Returns once every rank has entered it.
     virtual void barrier() = 0;
+    // Seconds this rank has spent, since it was created, waiting inside collectives for other ranks
+    // to arrive (a straggler shows as the others' wait). 0 where the transport cannot tell.
+    virtual double peerWaitSeconds() const { return 0.0; }
 };
 
 }  // namespace trainbench::engine

@@ -17,6 +17,17 @@ struct InputStageStep {
     double fill = -1.0;    // mean queue fill (0..1) sampled during the step; -1 when not sampled
 };
 
+// Where one replica's part of a synchronous step went.
+struct ReplicaStep {
+    int rank = 0;
+    int64_t samples = 0;          // its share of the global batch
+    double compute_seconds = 0.0; // forward, loss, backward and update: the step minus the time it
+                                  // sat blocked on the gradient exchange
+    double comm_seconds = 0.0;    // inside collectives moving and summing data (all-reduce), whether
+                                  // hidden behind backward or not
+    double wait_seconds = 0.0;    // inside collectives waiting for slower replicas to arrive
+};
+
 struct StepRecord {
     int64_t step = 0;           // 1-based global step
     int64_t epoch = 0;          // 0-based epoch the step belongs to
@@ -28,6 +39,9 @@ struct StepRecord {
     double learning_rate = 0.0;
     double wall_seconds = 0.0;  // training wall time since start, evaluations excluded
     std::vector<InputStageStep> input_stages;  // per pipeline stage, during this step
+    double comm_seconds = 0.0;  // ReplicaStep::comm_seconds, mean over replicas (0 on one device)
+    double wait_seconds = 0.0;  // ReplicaStep::wait_seconds, mean over replicas
+    std::vector<ReplicaStep> replicas;  // per replica; empty on one device
 };
 
 struct EvalRecord {
@@ -56,6 +70,8 @@ struct RunSummary {
     std::string stop_reason;           // "epochs", "max_steps", "target_accuracy", "stopped"
     double input_seconds = 0.0;        // total input wait over the run
     int64_t skipped_records = 0;       // corrupt records skipped (data.pipeline.skip_corrupt)
+    double comm_seconds = 0.0;         // total of StepRecord::comm_seconds
+    double wait_seconds = 0.0;         // total of StepRecord::wait_seconds
 };
 
 }  // namespace trainbench::engine

@@ -14,9 +14,16 @@ double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(
 constexpr int64_t kEvalBatch = 1000;
 }  // namespace
 
+Trainer::Trainer(Strategy& strategy, InputPipeline& train, const EvalSet& test, const TrainConfig& config)
+    : strategy_(strategy), train_(train), test_(test), config_(config) {}
+
 Trainer::Trainer(Model& model, Optimizer& optimizer, InputPipeline& train, const EvalSet& test,
                  const TrainConfig& config)
-    : model_(model), optimizer_(optimizer), train_(train), test_(test), config_(config) {}
+    : ownStrategy_(std::make_unique<SingleStrategy>(model, optimizer)),
+      strategy_(*ownStrategy_),
+      train_(train),
+      test_(test),
+      config_(config) {}
 
 TrainPlan Trainer::plan() const {
     TrainPlan p;
@@ -26,7 +33,7 @@ TrainPlan Trainer::plan() const {
     if (config_.epochs > 0 && p.steps_per_epoch == 0) p.total_steps = 0;  // unknown
     p.train_examples = train_.examplesPerEpoch();
     p.test_examples = test_.count;
-    p.param_count = model_.paramCount();
+    p.param_count = strategy_.model().paramCount();
     return p;
 }
 
@@ -42,8 +49,9 @@ EvalRecord Trainer::evaluate(int64_t step, int64_t epoch) {
         const int64_t n = std::min(batch, test_.count - first);
         float* x = evalX_.data();
         std::copy_n(test_.x.data() + first * exampleSize, n * exampleSize, x);
-        Tensor& logits = model_.forward(x, n, /*training=*/false);
-        model_.device().stream().wait();
+        Model& model = strategy_.model();
+        Tensor& logits = model.forward(x, n, /*training=*/false);
+        model.device().stream().wait();
         LossResult r = SoftmaxCrossEntropy::compute(logits, test_.labels.data() + first, nullptr);
         lossSum += r.loss * static_cast<double>(n);
         correct += r.correct;
@@ -60,7 +68,7 @@ EvalRecord Trainer::evaluate(int64_t step, int64_t epoch) {
 }
 
 RunSummary Trainer::run(TrainObserver& observer) {
-    model_.device().bindThreads();
+    strategy_.bindThreads();
     PipelineStats before = train_.stats();
     // What each pipeline stage did during the step just taken.
     auto stageDeltas = [&](StepRecord& rec) {
@@ -86,7 +94,6 @@ RunSummary Trainer::run(TrainObserver& observer) {
     int64_t steadySamples = 0, allSamples = 0;
     int64_t step = 0, lastEvalStep = -1, currentEpoch = 0;
     bool stop = false;
-    const int64_t classes = model_.numClasses();
 
     auto evalNow = [&](int64_t epoch) {
         EvalRecord e = evaluate(step, epoch);
@@ -122,28 +129,25 @@ RunSummary Trainer::run(TrainObserver& observer) {
             if (n == 0) break;
             const double inputSeconds = secondsSince(t0);
             ++step;
-            Tensor& logits = model_.forward(batch.x, n, /*training=*/true, deriveSeed(config_.seed, kSeedDropout, step));
-            train_.stepMidpoint();
-            if (gradLogits_.empty() || gradLogits_.dims()[0] != n)
-                gradLogits_ = Tensor(Tensor::plainDesc({n, classes}), model_.device().engine());
-            model_.device().stream().wait();
-            LossResult r = SoftmaxCrossEntropy::compute(logits, batch.y, &gradLogits_);
-            // Each layer is updated as soon as its gradients are final, while they are still in cache.
-            model_.backward(gradLogits_, [&](int64_t offset, int64_t count) {
-                optimizer_.update(model_.params(), model_.grads(), offset, offset + count, step);
-            });
+            StrategyStep r = strategy_.step(batch, step, deriveSeed(config_.seed, kSeedDropout, step),
+                                            [&] { train_.stepMidpoint(); });
 
             StepRecord rec;
             rec.step = step;
             rec.epoch = epoch;
             rec.loss = r.loss;
+            rec.comm_seconds = r.comm_seconds;
+            rec.wait_seconds = r.wait_seconds;
+            rec.replicas = std::move(r.replicas);
+            s.comm_seconds += r.comm_seconds;
+            s.wait_seconds += r.wait_seconds;
             rec.step_seconds = secondsSince(t0);
             rec.input_seconds = inputSeconds;
             s.input_seconds += inputSeconds;
             stageDeltas(rec);
             rec.samples = n;
             rec.samples_per_second = static_cast<double>(n) / rec.step_seconds;
-            rec.learning_rate = optimizer_.learningRate(step);
+            rec.learning_rate = strategy_.optimizer().learningRate(step);
             s.train_seconds += rec.step_seconds;
             rec.wall_seconds = s.train_seconds;
             allSamples += n;

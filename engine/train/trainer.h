@@ -1,12 +1,14 @@
 #pragma once
-// The single-device training loop: epochs or a step limit, periodic evaluation on the test set,
-// early stop at a target accuracy, with time-to-target measured on the training clock (evaluations
-// excluded, as DAWNBench does).
+// The training loop: epochs or a step limit, periodic evaluation on the test set, early stop at a
+// target accuracy, with time-to-target measured on the training clock (evaluations excluded, as
+// DAWNBench does). How a step runs over devices is the strategy's business.
+#include <memory>
 #include <vector>
 
 #include "engine/data/pipeline/inputpipeline.h"
 #include "engine/model/model.h"
 #include "engine/optim/optimizer.h"
+#include "engine/strategy/strategy.h"
 #include "engine/train/records.h"
 #include "engine/train/trainconfig.h"
 #include "engine/train/trainobserver.h"
@@ -15,7 +17,9 @@ namespace trainbench::engine {
 
 class Trainer {
 public:
-    // `train` and `test` must outlive the trainer.
+    // `strategy`, `train` and `test` must outlive the trainer. train yields global batches.
+    Trainer(Strategy& strategy, InputPipeline& train, const EvalSet& test, const TrainConfig& config);
+    // One device: the model and optimizer as a SingleStrategy.
     Trainer(Model& model, Optimizer& optimizer, InputPipeline& train, const EvalSet& test, const TrainConfig& config);
 
     RunSummary run(TrainObserver& observer);
@@ -27,12 +31,11 @@ public:
     static constexpr int64_t kWarmupSteps = 20;
 
 private:
-    Model& model_;
-    Optimizer& optimizer_;
+    std::unique_ptr<Strategy> ownStrategy_;
+    Strategy& strategy_;
     InputPipeline& train_;
     const EvalSet& test_;
     TrainConfig config_;
-    Tensor gradLogits_;
     AlignedBuffer evalX_;  // the model may write its input (in-place first layers): eval copies here
 };
 

@@ -45,6 +45,9 @@ struct RunRow {
     std::optional<std::string> stop_reason;
     std::optional<double> input_seconds;    // total input wait (schema 2)
     std::optional<int64_t> skipped_records; // corrupt records skipped (schema 2)
+    std::optional<int64_t> replicas;        // data-parallel replicas (schema 3)
+    std::optional<double> comm_seconds;     // total gradient-exchange time, mean over replicas (schema 3)
+    std::optional<double> wait_seconds;     // total time idle waiting for the exchange or peers (schema 3)
 
     friend bool operator==(const RunRow&, const RunRow&) = default;
 };

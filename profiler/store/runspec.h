@@ -14,6 +14,7 @@ struct RunSpec {
     std::string config_json = "{}";          // full resolved experiment; must be valid JSON
     std::string strategy = "single";
     std::string devices = "cpu:1";
+    int64_t replicas = 1;                    // data-parallel replicas
     std::optional<int64_t> global_batch;
     std::optional<int64_t> threads;
     std::optional<std::string> dataset;

@@ -22,7 +22,8 @@ constexpr std::string_view kRunColumns =
     "id, name, status, experiment_file, config_json, strategy, devices, global_batch, threads, "
     "dataset, model, host, pid, proc_start, boot_id, started_at, ended_at, message, steps, "
     "epochs, final_loss, final_accuracy, best_accuracy, time_to_target, step_at_target, "
-    "target_accuracy, train_seconds, eval_seconds, throughput, stop_reason, input_seconds, skipped_records";
+    "target_accuracy, train_seconds, eval_seconds, throughput, stop_reason, input_seconds, skipped_records, "
+    "replicas, comm_seconds, wait_seconds";
 
 RunRow readRunRow(const Statement& q, const std::string& path) {
     RunRow row;
@@ -64,6 +65,9 @@ RunRow readRunRow(const Statement& q, const std::string& path) {
     row.stop_reason = q.optionalText(29);
     row.input_seconds = q.optionalDouble(30);
     row.skipped_records = q.optionalInt(31);
+    row.replicas = q.optionalInt(32);
+    row.comm_seconds = q.optionalDouble(33);
+    row.wait_seconds = q.optionalDouble(34);
     return row;
 }
 
@@ -178,7 +182,8 @@ std::optional<RunRow> RunStore::findRun(const std::string& idOrName) {
 std::vector<engine::StepRecord> RunStore::steps(RunId id, int64_t afterStep) {
     Statement& query = db_->cached(
         "SELECT step, epoch, loss, step_seconds, input_seconds, samples, samples_per_second, "
-        "learning_rate, wall_seconds FROM steps WHERE run_id = ?1 AND step > ?2 ORDER BY step");
+        "learning_rate, wall_seconds, comm_seconds, wait_seconds FROM steps WHERE run_id = ?1 AND step > ?2 "
+        "ORDER BY step");
     Statement::ResetGuard guard(query);
     query.bindInt(1, id.value).bindInt(2, afterStep);
     std::vector<engine::StepRecord> steps;
@@ -193,8 +198,29 @@ std::vector<engine::StepRecord> RunStore::steps(RunId id, int64_t afterStep) {
         s.samples_per_second = query.columnDouble(6);
         s.learning_rate = query.columnDouble(7);
         s.wall_seconds = query.columnDouble(8);
+        s.comm_seconds = query.optionalDouble(9).value_or(0.0);
+        s.wait_seconds = query.optionalDouble(10).value_or(0.0);
     }
     return steps;
+}
+
+std::vector<ReplicaStepRow> RunStore::replicaSteps(RunId id) {
+    Statement& query = db_->cached(
+        "SELECT step, rank, samples, compute_seconds, comm_seconds, wait_seconds FROM replica_steps "
+        "WHERE run_id = ?1 ORDER BY step, rank");
+    Statement::ResetGuard guard(query);
+    query.bindInt(1, id.value);
+    std::vector<ReplicaStepRow> rows;
+    while (query.step()) {
+        ReplicaStepRow& r = rows.emplace_back();
+        r.step = query.columnInt(0);
+        r.replica.rank = static_cast<int>(query.columnInt(1));
+        r.replica.samples = query.columnInt(2);
+        r.replica.compute_seconds = query.columnDouble(3);
+        r.replica.comm_seconds = query.columnDouble(4);
+        r.replica.wait_seconds = query.columnDouble(5);
+    }
+    return rows;
 }
 
 std::vector<InputStageRow> RunStore::inputStages(RunId id) {

@@ -19,6 +19,11 @@ struct InputStageRow {
     engine::InputStageStep stage;
 };
 
+struct ReplicaStepRow {
+    int64_t step = 0;
+    engine::ReplicaStep replica;
+};
+
 class Database;
 
 enum class OpenMode {
@@ -60,6 +65,8 @@ public:
     std::vector<engine::EvalRecord> evals(RunId id);
     // Per-step input-pipeline stage figures, by step then stage name.
     std::vector<InputStageRow> inputStages(RunId id);
+    // Per-replica step breakdown (data-parallel runs), by step then rank.
+    std::vector<ReplicaStepRow> replicaSteps(RunId id);
     // run_attributes, sorted by key.
     std::vector<std::pair<std::string, std::string>> attributes(RunId id);
 

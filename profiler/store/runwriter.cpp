@@ -69,8 +69,8 @@ void RunWriter::insertRun(const RunSpec& spec) {
     Statement& insert = db_->cached(
         "INSERT INTO runs (name, status, experiment_file, config_json, strategy, devices, "
         "global_batch, threads, dataset, model, host, pid, proc_start, boot_id, started_at, "
-        "target_accuracy) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-        "?13, " + std::string(kNow) + ", ?14)");
+        "target_accuracy, replicas) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+        "?13, " + std::string(kNow) + ", ?14, ?15)");
     insert.bindText(1, std::string_view(spec.name))
         .bindText(2, spec.experiment_file)
         .bindText(3, std::string_view(spec.config_json))
@@ -84,7 +84,8 @@ void RunWriter::insertRun(const RunSpec& spec) {
         .bindInt(11, self.pid)
         .bindInt(12, self.proc_start)
         .bindText(13, self.boot_id)
-        .bindDouble(14, spec.target_accuracy);
+        .bindDouble(14, spec.target_accuracy)
+        .bindInt(15, spec.replicas);
     insert.run();
     runId_ = RunId{db_->lastInsertRowId()};
     if (spec.name.empty()) {
@@ -239,8 +240,8 @@ void RunWriter::write(const Batch& batch, const Final* final) {
         Transaction transaction(*db_);
         Statement& insertStep = db_->cached(
             "INSERT INTO steps (run_id, step, epoch, loss, step_seconds, input_seconds, samples, "
-            "samples_per_second, learning_rate, wall_seconds) "
-            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+            "samples_per_second, learning_rate, wall_seconds, comm_seconds, wait_seconds) "
+            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
         for (const engine::StepRecord& s : batch.steps) {
             insertStep.bindInt(1, runId_.value)
                 .bindInt(2, s.step)
@@ -251,8 +252,25 @@ void RunWriter::write(const Batch& batch, const Final* final) {
                 .bindInt(7, s.samples)
                 .bindDouble(8, s.samples_per_second)
                 .bindDouble(9, s.learning_rate)
-                .bindDouble(10, s.wall_seconds);
+                .bindDouble(10, s.wall_seconds)
+                .bindDouble(11, s.comm_seconds)
+                .bindDouble(12, s.wait_seconds);
             insertStep.run();
+        }
+        Statement& insertReplica = db_->cached(
+            "INSERT INTO replica_steps (run_id, step, rank, samples, compute_seconds, comm_seconds, wait_seconds) "
+            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+        for (const engine::StepRecord& s : batch.steps) {
+            for (const engine::ReplicaStep& r : s.replicas) {
+                insertReplica.bindInt(1, runId_.value)
+                    .bindInt(2, s.step)
+                    .bindInt(3, r.rank)
+                    .bindInt(4, r.samples)
+                    .bindDouble(5, r.compute_seconds)
+                    .bindDouble(6, r.comm_seconds)
+                    .bindDouble(7, r.wait_seconds);
+                insertReplica.run();
+            }
         }
         Statement& insertStage = db_->cached(
             "INSERT INTO input_stages (run_id, step, stage, seconds, items, bytes, fill) "
@@ -300,8 +318,8 @@ void RunWriter::write(const Batch& batch, const Final* final) {
                     ", message = ?3, steps = ?4, epochs = ?5, final_loss = ?6, "
                     "final_accuracy = ?7, best_accuracy = ?8, time_to_target = ?9, "
                     "step_at_target = ?10, train_seconds = ?11, eval_seconds = ?12, "
-                    "throughput = ?13, stop_reason = ?14, input_seconds = ?15, skipped_records = ?16 "
-                    "WHERE id = ?1");
+                    "throughput = ?13, stop_reason = ?14, input_seconds = ?15, skipped_records = ?16, "
+                    "comm_seconds = ?17, wait_seconds = ?18 WHERE id = ?1");
                 update.bindInt(1, runId_.value)
                     .bindText(2, runStatusName(final->status))
                     .bindText(3, message)
@@ -319,7 +337,9 @@ void RunWriter::write(const Batch& batch, const Final* final) {
                     .bindText(14, s.stop_reason.empty() ? std::nullopt
                                                         : std::optional(s.stop_reason))
                     .bindDouble(15, s.input_seconds)
-                    .bindInt(16, s.skipped_records);
+                    .bindInt(16, s.skipped_records)
+                    .bindDouble(17, s.comm_seconds)
+                    .bindDouble(18, s.wait_seconds);
                 update.run();
             } else {
                 Statement& update = db_->cached(

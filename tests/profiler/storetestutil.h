@@ -54,6 +54,10 @@ inline engine::StepRecord makeStep(int64_t step) {
     r.samples_per_second = 64.0 / r.step_seconds;
     r.learning_rate = 0.1 / (1.0 + static_cast<double>(step) * 1e-3);
     r.wall_seconds = static_cast<double>(step) * 0.0105;
+    r.comm_seconds = 0.001 * static_cast<double>(step);
+    r.wait_seconds = 0.0005;
+    for (int rank = 0; rank < 2; ++rank)
+        r.replicas.push_back({rank, 32, 0.008 + rank * 1e-4, 0.001 * static_cast<double>(step), 0.0005 * rank});
     return r;
 }
 

@@ -30,6 +30,8 @@ void expectSameStep(const engine::StepRecord& a, const engine::StepRecord& b) {
     EXPECT_EQ(a.samples_per_second, b.samples_per_second);
     EXPECT_EQ(a.learning_rate, b.learning_rate);
     EXPECT_EQ(a.wall_seconds, b.wall_seconds);
+    EXPECT_EQ(a.comm_seconds, b.comm_seconds);
+    EXPECT_EQ(a.wait_seconds, b.wait_seconds);
 }
 
 void expectSameEval(const engine::EvalRecord& a, const engine::EvalRecord& b) {
@@ -50,6 +52,7 @@ RunSpec fullSpec() {
     spec.config_json = R"({"model":{"preset":"mlp"},"train":{"batch":64}})";
     spec.strategy = "mirrored";
     spec.devices = "cpu:2";
+    spec.replicas = 2;
     spec.global_batch = 128;
     spec.threads = 4;
     spec.dataset = "mnist";
@@ -72,6 +75,8 @@ engine::RunSummary fullSummary() {
     s.eval_seconds = 1.5;
     s.throughput = 5120.5;
     s.stop_reason = "target_accuracy";
+    s.comm_seconds = 0.75;
+    s.wait_seconds = 0.125;
     return s;
 }
 
@@ -132,10 +137,24 @@ TEST(RunStoreRoundTrip, WrittenRunReadsBackEqual) {
     EXPECT_EQ(row.eval_seconds, summary.eval_seconds);
     EXPECT_EQ(row.throughput, summary.throughput);
     EXPECT_EQ(row.stop_reason, "target_accuracy");
+    EXPECT_EQ(row.replicas, 2);
+    EXPECT_EQ(row.comm_seconds, 0.75);
+    EXPECT_EQ(row.wait_seconds, 0.125);
 
     const auto readSteps = store.steps(id);
     ASSERT_EQ(readSteps.size(), steps.size());
     for (size_t i = 0; i < steps.size(); ++i) expectSameStep(readSteps[i], steps[i]);
+    const auto replicas = store.replicaSteps(id);
+    ASSERT_EQ(replicas.size(), 2 * steps.size());
+    for (size_t i = 0; i < replicas.size(); ++i) {
+        const engine::ReplicaStep& want = steps[i / 2].replicas[i % 2];
+        EXPECT_EQ(replicas[i].step, steps[i / 2].step);
+        EXPECT_EQ(replicas[i].replica.rank, want.rank);
+        EXPECT_EQ(replicas[i].replica.samples, want.samples);
+        EXPECT_EQ(replicas[i].replica.compute_seconds, want.compute_seconds);
+        EXPECT_EQ(replicas[i].replica.comm_seconds, want.comm_seconds);
+        EXPECT_EQ(replicas[i].replica.wait_seconds, want.wait_seconds);
+    }
     const auto readEvals = store.evals(id);
     ASSERT_EQ(readEvals.size(), evals.size());
     for (size_t i = 0; i < evals.size(); ++i) expectSameEval(readEvals[i], evals[i]);

@@ -1,7 +1,5 @@
 #include "engine/data/pipeline/streamingpipeline.h"
 
-#include <pthread.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -15,6 +13,7 @@
 #include "engine/data/records/tfrecord.h"
 #include "engine/data/sources/imagefolder.h"
 #include "engine/util/errors.h"
+#include "engine/util/threadname.h"
 
 namespace trainbench::engine {
 
@@ -23,7 +22,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Names show in top, perf and gdb, so a profile says which pipeline stage a thread belongs to.
-void nameThread(const char* name) { pthread_setname_np(pthread_self(), name); }
 
 int64_t nanosSince(Clock::time_point t) {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count();
@@ -157,7 +155,7 @@ public:
     MapPool(StreamingPipeline& owner, int64_t threads) : owner_(owner) {
         for (int64_t i = 0; i < threads; ++i)
             threads_.emplace_back([this] {
-                nameThread("tb-map");
+                setThreadName("tb-map");
                 work();
             });
     }
@@ -528,7 +526,7 @@ std::vector<std::unique_ptr<StreamingPipeline::Slot>> StreamingPipeline::makeSlo
     for (auto& sp : slots) {
         Slot* slot = sp.get();
         slot->thread = std::thread([this, slot] {
-            nameThread("tb-read");
+            setThreadName("tb-read");
             try {
                 for (uint32_t f : slot->files) {
                     auto t0 = Clock::now();
@@ -769,7 +767,7 @@ std::unique_ptr<StreamingPipeline::BatchBuf> StreamingPipeline::takeFreeBatch() 
 }
 
 void StreamingPipeline::producerLoop() {
-    nameThread("tb-prefetch");
+    setThreadName("tb-prefetch");
     // Batches being decoded: gathering batch k+1 overlaps decoding batch k.
     constexpr size_t kDecodingBatches = 2;
     try {

@@ -1,0 +1,64 @@
+#pragma once
+// How one training step runs over the replicas of a run: one interface, one class per strategy, as
+// in tf.distribute. The trainer owns the loop (data, evaluation, records); a strategy turns a global
+// batch into updated parameters and says where the time went.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/data/pipeline/inputpipeline.h"
+#include "engine/model/model.h"
+#include "engine/optim/optimizer.h"
+#include "engine/train/records.h"
+
+namespace trainbench::engine {
+
+struct StrategyStep {
+    double loss = 0.0;          // mean over the global batch
+    double comm_seconds = 0.0;  // mean over replicas of ReplicaStep::comm_seconds
+    double wait_seconds = 0.0;  // mean over replicas of ReplicaStep::wait_seconds
+    std::vector<ReplicaStep> replicas;  // one per replica of a data-parallel strategy; empty for single
+};
+
+class Strategy {
+public:
+    virtual ~Strategy() = default;
+    virtual std::string name() const = 0;
+    virtual int replicas() const = 0;
+    // What the run stored as its devices, e.g. "cpu:2" (one device of 2 threads) or "cpu:1x2"
+    // (2 replicas of 1 thread each).
+    virtual std::string devices() const = 0;
+    // Replica 0's model and optimizer: what evaluation and checkpoints use.
+    virtual Model& model() = 0;
+    virtual Optimizer& optimizer() = 0;
+    // Call once on the training thread before the first step (thread budget, FTZ/DAZ).
+    virtual void bindThreads() = 0;
+    // One synchronous step on a global batch: forward, loss, backward, gradient exchange, update.
+    // `step` is 1-based; `midpoint` (may be empty) is called once the forward pass is done, when the
+    // caller may prepare the next batch; the batch's rows may be overwritten.
+    virtual StrategyStep step(const BatchView& batch, int64_t step, uint64_t stepSeed,
+                              const std::function<void()>& midpoint) = 0;
+};
+
+// One device: the model and optimizer given (not owned). Each layer is updated as soon as its
+// gradients are final, while they are still in cache.
+class SingleStrategy final : public Strategy {
+public:
+    SingleStrategy(Model& model, Optimizer& optimizer) : model_(model), optimizer_(optimizer) {}
+    std::string name() const override { return "single"; }
+    int replicas() const override { return 1; }
+    std::string devices() const override;
+    Model& model() override { return model_; }
+    Optimizer& optimizer() override { return optimizer_; }
+    void bindThreads() override { model_.device().bindThreads(); }
+    StrategyStep step(const BatchView& batch, int64_t step, uint64_t stepSeed,
+                      const std::function<void()>& midpoint) override;
+
+private:
+    Model& model_;
+    Optimizer& optimizer_;
+    Tensor gradLogits_;
+};
+
+}  // namespace trainbench::engine

@@ -1,0 +1,16 @@
+#pragma once
+// How training is spread over replicas: the experiment's "strategy" section.
+#include <string>
+
+namespace trainbench::engine {
+
+struct StrategyConfig {
+    std::string type = "single";   // single | mirrored (multi_worker, parameter_server: own launchers)
+    int replicas = 1;              // mirrored: replicas in this process
+    int threads_per_replica = 0;   // compute threads of each replica (0: train.threads split evenly)
+    std::string batch_scope = "global";  // train.batch_size is the global batch, or "per_replica"
+    double bucket_mb = 1.0;        // gradients are reduced in buckets of at least this (0: one per layer)
+    bool overlap = true;           // reduce buckets while backward goes on (false: after it)
+};
+
+}  // namespace trainbench::engine
