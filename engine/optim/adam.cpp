@@ -24,4 +24,8 @@ void Adam::update(float* params, const float* grads, int64_t begin, int64_t end,
     });
 }
 
+std::vector<OptimizerStateSpan> Adam::state() {
+    return {{"adam.m", {m_.data(), m_.size()}}, {"adam.v", {v_.data(), v_.size()}}};
+}
+
 }  // namespace trainbench::engine

@@ -9,6 +9,9 @@ class Adam : public Optimizer {
 public:
     Adam(const OptimizerConfig& config, int64_t paramCount);
     void update(float* params, const float* grads, int64_t begin, int64_t end, int64_t step) override;
+    // "adam.m", "adam.v". Adam needs no stateRestored(): its bias correction follows the step index
+    // the caller passes, which resumes with the checkpoint's step.
+    std::vector<OptimizerStateSpan> state() override;
 
 private:
     AlignedBuffer m_, v_;

@@ -4,11 +4,21 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
+#include <string>
+#include <vector>
 
 #include "engine/optim/optimizerconfig.h"
 #include "engine/tensor/tensor.h"
 
 namespace trainbench::engine {
+
+// One named part of an optimizer's state (e.g. Adam's first moments): a view of the optimizer's own
+// buffer, one value per parameter.
+struct OptimizerStateSpan {
+    std::string name;
+    std::span<float> values;
+};
 
 class Optimizer {
 public:
@@ -24,6 +34,14 @@ public:
     // Learning rate in effect at a 1-based step: linear warm-up, then constant.
     double learningRate(int64_t step) const;
     const OptimizerConfig& config() const { return config_; }
+
+    // The state an update carries from step to step, for checkpoints: Adam's "adam.m" and "adam.v",
+    // SGD's "sgd.momentum" (with momentum only); nothing for plain SGD. The spans are the optimizer's
+    // own buffers: copy out of them to save; to resume, copy into them and then call stateRestored().
+    virtual std::vector<OptimizerStateSpan> state() { return {}; }
+    // The state() buffers now hold state saved after some steps: the next update continues from it
+    // instead of starting afresh (SGD would otherwise take its velocity from the next gradient).
+    virtual void stateRestored() {}
 
     static std::unique_ptr<Optimizer> create(const OptimizerConfig& config, int64_t paramCount);
 

@@ -24,4 +24,14 @@ void SGD::update(float* params, const float* grads, int64_t begin, int64_t end, 
     });
 }
 
+std::vector<OptimizerStateSpan> SGD::state() {
+    if (velocity_.size() == 0) return {};
+    return {{"sgd.momentum", {velocity_.data(), velocity_.size()}}};
+}
+
+// Steps are 1-based, so no step matches 0: every update from now on accumulates into the restored
+// velocity. A checkpoint taken before the first step holds a zero velocity, and mu * 0 + g = g is
+// exactly the first-step rule, so that case resumes identically too.
+void SGD::stateRestored() { firstStep_ = 0; }
+
 }  // namespace trainbench::engine

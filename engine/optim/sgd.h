@@ -9,6 +9,9 @@ class SGD : public Optimizer {
 public:
     SGD(const OptimizerConfig& config, int64_t paramCount);
     void update(float* params, const float* grads, int64_t begin, int64_t end, int64_t step) override;
+    // "sgd.momentum" when momentum is on; nothing otherwise.
+    std::vector<OptimizerStateSpan> state() override;
+    void stateRestored() override;
 
 private:
     AlignedBuffer velocity_;

@@ -12,6 +12,13 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// A checkpoint that cannot be written, is damaged, or does not fit the model or optimizer it is
+// restored into. A DataError, so callers that report bad input files report these too.
+class CheckpointError : public DataError {
+public:
+    using DataError::DataError;
+};
+
 // A model that cannot be built for its input (e.g. a kernel larger than the image).
 class ModelError : public std::runtime_error {
 public:
