@@ -5,6 +5,7 @@
 //  * `roofs`: peak fp32 GFLOP/s of a large oneDNN matmul and STREAM-triad GB/s (the roofline's roofs);
 //  * `csv-parse`, `image-decode`: input-pipeline sources on one thread (bench/sourcesprobe.cpp).
 //  * `crc32c`, `tfrecord-read`: the input pipeline's record layer (recordsprobe.cpp).
+//  * `mirrored`: the mirrored strategy against one device (strategybench.cpp).
 // Timings alternate A, B, A, B ... and report medians, so machine drift hits both sides alike.
 #include <CLI/CLI.hpp>
 
@@ -18,6 +19,7 @@
 #include "bench/benchutil.h"
 #include "bench/inputbench.h"
 #include "bench/sourcesprobe.h"
+#include "bench/strategybench.h"
 #include "engine/data/batcher.h"
 #include "engine/data/imagedataset.h"
 #include "engine/device/cpudevice.h"
@@ -237,7 +239,17 @@ int main(int argc, char** argv) {
     sf->add_option("--streams", streams, "parallel reads for both layouts");
     sf->add_option("--limit", limit, "read only the first N one-example files (0 = all)");
     sf->add_option("--data", dataDir, "folder made by scripts/prepare-io-data.sh");
+    std::string preset = "cnn";
+    int replicas = 2;
+    int64_t batch = 128;
+    auto* mir = app.add_subcommand("mirrored", "mirrored replicas x 1 thread vs one device with 1 and with N threads");
+    mir->add_option("--model", preset, "model preset (cnn = W2, mlp = W1)");
+    mir->add_option("--replicas", replicas);
+    mir->add_option("-r,--rounds", rounds);
+    mir->add_option("-s,--steps", steps, "steps per round");
+    mir->add_option("--batch", batch, "global batch");
     CLI11_PARSE(app, argc, argv);
+    if (*mir) return trainbench::bench::mirroredScaling(preset, replicas, rounds, steps, batch);
     if (*svp) return stepVsPrimitives(threads, rounds, steps, unfused);
     if (*csv) return csvParseBench(dir, csvRounds);
     if (*img) return imageDecodeBench(images, csvRounds);
