@@ -5,6 +5,8 @@
 //  * `roofs`: peak fp32 GFLOP/s of a large oneDNN matmul and STREAM-triad GB/s (the roofline's roofs);
 //  * `csv-parse`, `image-decode`: input-pipeline sources on one thread (bench/sourcesprobe.cpp).
 //  * `crc32c`, `tfrecord-read`: the input pipeline's record layer (recordsprobe.cpp).
+//  * `allreduce`: raw Gloo all-reduce vs GlooCollective::allReduceSum between local processes
+//    (allreducebench.cpp).
 // Timings alternate A, B, A, B ... and report medians, so machine drift hits both sides alike.
 #include <CLI/CLI.hpp>
 
@@ -15,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/allreducebench.h"
 #include "bench/benchutil.h"
 #include "bench/inputbench.h"
 #include "bench/sourcesprobe.h"
@@ -237,7 +240,21 @@ int main(int argc, char** argv) {
     sf->add_option("--streams", streams, "parallel reads for both layouts");
     sf->add_option("--limit", limit, "read only the first N one-example files (0 = all)");
     sf->add_option("--data", dataDir, "folder made by scripts/prepare-io-data.sh");
+    int ranks = 2, rank = 0;
+    double allreduceSeconds = 2.0;
+    std::string store;
+    auto* ar = app.add_subcommand("allreduce", "raw Gloo all-reduce vs GlooCollective::allReduceSum, local processes");
+    ar->add_option("-n,--ranks", ranks, "processes (default 2)");
+    ar->add_option("-s,--seconds", allreduceSeconds, "about how long each size runs (default 2)");
+    auto* arw = app.add_subcommand("allreduce-worker", "one rank of `allreduce` (started by it)");
+    arw->group("");  // internal: not listed in --help
+    arw->add_option("--rank", rank)->required();
+    arw->add_option("--size", ranks)->required();
+    arw->add_option("--store", store)->required();
+    arw->add_option("-s,--seconds", allreduceSeconds);
     CLI11_PARSE(app, argc, argv);
+    if (*ar) return trainbench::bench::allreduceBench(ranks, allreduceSeconds);
+    if (*arw) return trainbench::bench::allreduceWorker(rank, ranks, store, allreduceSeconds);
     if (*svp) return stepVsPrimitives(threads, rounds, steps, unfused);
     if (*csv) return csvParseBench(dir, csvRounds);
     if (*img) return imageDecodeBench(images, csvRounds);
