@@ -6,6 +6,8 @@
 //  * `csv-parse`, `image-decode`: input-pipeline sources on one thread (bench/sourcesprobe.cpp).
 //  * `crc32c`, `tfrecord-read`: the input pipeline's record layer (recordsprobe.cpp).
 //  * `mirrored`: the mirrored strategy against one device (strategybench.cpp).
+//  * `allreduce`: raw Gloo all-reduce vs GlooCollective::allReduceSum between local processes
+//    (allreducebench.cpp).
 // Timings alternate A, B, A, B ... and report medians, so machine drift hits both sides alike.
 #include <CLI/CLI.hpp>
 
@@ -16,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/allreducebench.h"
 #include "bench/benchutil.h"
 #include "bench/inputbench.h"
 #include "bench/sourcesprobe.h"
@@ -248,7 +251,21 @@ int main(int argc, char** argv) {
     mir->add_option("-r,--rounds", rounds);
     mir->add_option("-s,--steps", steps, "steps per round");
     mir->add_option("--batch", batch, "global batch");
+    int ranks = 2, rank = 0;
+    double allreduceSeconds = 2.0;
+    std::string store;
+    auto* ar = app.add_subcommand("allreduce", "raw Gloo all-reduce vs GlooCollective::allReduceSum, local processes");
+    ar->add_option("-n,--ranks", ranks, "processes (default 2)");
+    ar->add_option("-s,--seconds", allreduceSeconds, "about how long each size runs (default 2)");
+    auto* arw = app.add_subcommand("allreduce-worker", "one rank of `allreduce` (started by it)");
+    arw->group("");  // internal: not listed in --help
+    arw->add_option("--rank", rank)->required();
+    arw->add_option("--size", ranks)->required();
+    arw->add_option("--store", store)->required();
+    arw->add_option("-s,--seconds", allreduceSeconds);
     CLI11_PARSE(app, argc, argv);
+    if (*ar) return trainbench::bench::allreduceBench(ranks, allreduceSeconds);
+    if (*arw) return trainbench::bench::allreduceWorker(rank, ranks, store, allreduceSeconds);
     if (*mir) return trainbench::bench::mirroredScaling(preset, replicas, rounds, steps, batch);
     if (*svp) return stepVsPrimitives(threads, rounds, steps, unfused);
     if (*csv) return csvParseBench(dir, csvRounds);

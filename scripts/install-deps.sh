@@ -14,6 +14,8 @@ packages=(
   libgtest-dev           # tests
   libprotobuf-dev protobuf-compiler  # tf.train.Example payloads of TFRecord files
   libpng-dev libjpeg62-turbo-dev     # image-folder sources (PNG, JPEG)
+  libgloo-dev            # multi_worker collectives (Gloo, TCP transport)
+  libboost-dev           # Boost.Asio (header-only): the multi_worker rendezvous store
   clang libclang-rt-14-dev           # libFuzzer targets for the record, IDX and CSV parsers
   dataset-fashion-mnist  # the default data: /usr/share/datasets/fashion-mnist
 )

@@ -1,6 +1,6 @@
 #pragma once
-// Errors the engine raises for bad input. Messages say what was wrong and where
-// (file, byte offset, layer, step) so the CLI can print them as they are.
+// Errors the engine raises for bad input or a failed peer. Messages say what was wrong and where
+// (file, byte offset, layer, step, rank) so the CLI can print them as they are.
 #include <stdexcept>
 #include <string>
 
@@ -17,6 +17,20 @@ public:
 class CheckpointError : public DataError {
 public:
     using DataError::DataError;
+};
+
+// The rendezvous store of a multi-worker job: unreachable, refused (wrong job token), timed out,
+// or a reply that breaks the protocol. Messages name the store's host:port and the keys involved.
+class RendezvousError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// A collective operation between processes that failed (a peer died, the network broke, a timeout).
+// Messages name this rank, the group size and the operation.
+class CollectiveError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
 };
 
 // A model that cannot be built for its input (e.g. a kernel larger than the image).

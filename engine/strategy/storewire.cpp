@@ -1,0 +1,143 @@
+#include "engine/strategy/storewire.h"
+
+#include <charconv>
+#include <cstring>
+
+#include "engine/util/errors.h"
+
+namespace trainbench::engine::storewire {
+
+namespace {
+
+void putU32(uint8_t* p, uint32_t v) {
+    for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+void putU16(uint8_t* p, uint16_t v) {
+    p[0] = static_cast<uint8_t>(v);
+    p[1] = static_cast<uint8_t>(v >> 8);
+}
+uint32_t getU32(const uint8_t* p) {
+    return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
+}
+uint16_t getU16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | p[1] << 8); }
+
+}  // namespace
+
+const char* messageTypeName(uint16_t type) {
+    switch (static_cast<MessageType>(type)) {
+        case MessageType::Hello: return "Hello";
+        case MessageType::Set: return "Set";
+        case MessageType::Get: return "Get";
+        case MessageType::Wait: return "Wait";
+        case MessageType::Ok: return "Ok";
+        case MessageType::NotFound: return "NotFound";
+        case MessageType::TimedOut: return "TimedOut";
+        case MessageType::Error: return "Error";
+    }
+    return "unknown";
+}
+
+bool isRequest(uint16_t type) { return type >= 1 && type <= 4; }
+
+void encodeHeader(uint8_t* out, MessageType type, uint32_t length) {
+    putU32(out, kMagic);
+    putU16(out + 4, kVersion);
+    putU16(out + 6, static_cast<uint16_t>(type));
+    putU32(out + 8, length);
+}
+
+bool hasOurMagic(const uint8_t* in) { return getU32(in) == kMagic; }
+
+std::string checkHeader(const uint8_t* in, uint32_t maxPayload, Header* out) {
+    const uint32_t magic = getU32(in);
+    if (magic != kMagic) {
+        char hex[9] = {};
+        std::to_chars(hex, hex + 8, magic, 16);
+        return std::string("bad magic 0x") + hex + " (not a trainbench rendezvous message)";
+    }
+    out->version = getU16(in + 4);
+    out->type = getU16(in + 6);
+    out->length = getU32(in + 8);
+    if (out->version != kVersion)
+        return "protocol version " + std::to_string(out->version) + " (this side speaks " +
+               std::to_string(kVersion) + ")";
+    if (out->length > maxPayload)
+        return std::string(messageTypeName(out->type)) + " message of " + std::to_string(out->length) +
+               " bytes exceeds the cap of " + std::to_string(maxPayload);
+    return {};
+}
+
+PayloadWriter& PayloadWriter::u32(uint32_t v) {
+    uint8_t b[4];
+    putU32(b, v);
+    buf_.append(reinterpret_cast<const char*>(b), 4);
+    return *this;
+}
+
+PayloadWriter& PayloadWriter::str(std::string_view s) {
+    u32(static_cast<uint32_t>(s.size()));
+    buf_.append(s);
+    return *this;
+}
+
+PayloadWriter& PayloadWriter::bytes(const void* p, size_t n) {
+    buf_.append(static_cast<const char*>(p), n);
+    return *this;
+}
+
+bool PayloadReader::u32(uint32_t* v) {
+    if (end_ - p_ < 4) return false;
+    *v = getU32(p_);
+    p_ += 4;
+    return true;
+}
+
+bool PayloadReader::str(std::string* s, uint32_t maxBytes) {
+    if (end_ - p_ < 4) return false;
+    const uint32_t n = getU32(p_);
+    if (n > maxBytes || static_cast<size_t>(end_ - p_ - 4) < n) return false;
+    s->assign(reinterpret_cast<const char*>(p_ + 4), n);
+    p_ += 4 + n;
+    return true;
+}
+
+std::vector<char> PayloadReader::rest() {
+    std::vector<char> v(reinterpret_cast<const char*>(p_), reinterpret_cast<const char*>(end_));
+    p_ = end_;
+    return v;
+}
+
+std::string frame(MessageType type, std::string_view payload) {
+    std::string m(kHeaderBytes + payload.size(), '\0');
+    encodeHeader(reinterpret_cast<uint8_t*>(m.data()), type, static_cast<uint32_t>(payload.size()));
+    std::memcpy(m.data() + kHeaderBytes, payload.data(), payload.size());
+    return m;
+}
+
+HostPort parseHostPort(const std::string& text) {
+    const size_t colon = text.rfind(':');
+    const auto bad = [&](const char* why) {
+        return RendezvousError("rendezvous store address '" + text + "': " + why + " (expected host:port)");
+    };
+    if (colon == std::string::npos) throw bad("no port");
+    HostPort hp;
+    hp.host = text.substr(0, colon);
+    if (hp.host.size() >= 2 && hp.host.front() == '[' && hp.host.back() == ']')
+        hp.host = hp.host.substr(1, hp.host.size() - 2);
+    if (hp.host.empty()) throw bad("no host");
+    unsigned port = 0;
+    const char* first = text.data() + colon + 1;
+    const char* last = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(first, last, port);
+    if (first == last || ec != std::errc() || ptr != last || port == 0 || port > 65535)
+        throw bad("port is not a number in 1..65535");
+    hp.port = static_cast<uint16_t>(port);
+    return hp;
+}
+
+std::string formatHostPort(const std::string& host, uint16_t port) {
+    const bool v6 = host.find(':') != std::string::npos;
+    return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
+}  // namespace trainbench::engine::storewire
