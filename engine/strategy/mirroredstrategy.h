@@ -10,10 +10,9 @@
 #include <thread>
 #include <vector>
 
-#include "engine/device/cpudevice.h"
 #include "engine/model/modelspec.h"
 #include "engine/optim/optimizerconfig.h"
-#include "engine/strategy/gradientsync.h"
+#include "engine/strategy/replica.h"
 #include "engine/strategy/sharedmemorycollective.h"
 #include "engine/strategy/strategy.h"
 #include "engine/strategy/strategyconfig.h"
@@ -32,24 +31,20 @@ public:
     std::string name() const override { return "mirrored"; }
     int replicas() const override { return static_cast<int>(replicas_.size()); }
     std::string devices() const override;
-    Model& model() override { return *replicas_[0]->model; }
-    Optimizer& optimizer() override { return *replicas_[0]->optimizer; }
-    void bindThreads() override { replicas_[0]->device->bindThreads(); }
+    Model& model() override { return replicas_[0]->replica->model(); }
+    Optimizer& optimizer() override { return replicas_[0]->replica->optimizer(); }
+    void bindThreads() override { replicas_[0]->replica->device().bindThreads(); }
     StrategyStep step(const BatchView& batch, int64_t step, uint64_t stepSeed,
                       const std::function<void()>& midpoint) override;
 
     // Replica r's model (tests compare the copies).
-    Model& replicaModel(int r) { return *replicas_[static_cast<size_t>(r)]->model; }
-    const std::vector<GradientSync::Bucket>& buckets() const { return replicas_[0]->sync->buckets(); }
+    Model& replicaModel(int r) { return replicas_[static_cast<size_t>(r)]->replica->model(); }
+    const std::vector<GradientSync::Bucket>& buckets() const { return replicas_[0]->replica->sync().buckets(); }
 
 private:
-    struct Replica {
-        std::unique_ptr<CpuDevice> device;
-        std::unique_ptr<Model> model;
-        std::unique_ptr<Optimizer> optimizer;
+    struct Slot {
         std::unique_ptr<SharedMemoryCollective> collective;
-        std::unique_ptr<GradientSync> sync;
-        Tensor gradLogits;
+        std::unique_ptr<Replica> replica;
         double loss = 0.0;  // of its rows this step
         ReplicaStep record;
         std::exception_ptr error;
@@ -62,8 +57,7 @@ private:
     void runReplica(int r, const Job& job, const std::function<void()>& midpoint);
     void workerLoop(int r);
 
-    std::vector<std::unique_ptr<Replica>> replicas_;
-    int64_t exampleSize_ = 0;
+    std::vector<std::unique_ptr<Slot>> replicas_;
     std::shared_ptr<SharedMemoryGroup> group_;
     std::vector<std::thread> workers_;  // replicas 1..N-1; replica 0 runs on the caller's thread
     std::mutex mutex_;
