@@ -14,6 +14,18 @@ struct RunArgs {
 };
 class StopSignals;
 int runCommand(const RunArgs& args, const StopSignals& signals);
+// One task of a multi_worker job: TF_CONFIG and the job token from the environment.
+int workerCommand(const RunArgs& args, const StopSignals& signals);
+// The environment variable that carries a job's token to its tasks (never the command line, which
+// other users of the machine can read).
+inline constexpr const char* kJobTokenVariable = "TRAINBENCH_JOB_TOKEN";
+}  // namespace trainbench::cli
+namespace trainbench::app {
+struct Experiment;
+}
+namespace trainbench::cli {
+// Starts strategy.replicas worker processes of `trainbench-cli worker` on loopback and waits for them.
+int launchLocalJob(const RunArgs& args, const app::Experiment& experiment, const StopSignals& signals);
 int validateCommand(const std::string& file, const std::vector<std::string>& overrides);
 
 int runsCommand(const std::string& db, const std::string& status, int limit);

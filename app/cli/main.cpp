@@ -22,6 +22,14 @@ int main(int argc, char** argv) {
         ->allow_extra_args(false);
     runCmd->add_flag("-q,--quiet", run.quiet, "No progress output; print only the summary");
 
+    cli::RunArgs worker;
+    auto* workerCmd = app.add_subcommand(
+        "worker", "Run one task of a multi_worker job: TF_CONFIG and TRAINBENCH_JOB_TOKEN from the environment");
+    workerCmd->add_option("file", worker.file, "Experiment file (JSON) with strategy.type multi_worker")->required();
+    workerCmd->add_option("--db", worker.db, "Run store the chief records in")->default_str(defaultDb);
+    workerCmd->add_option("--set", worker.overrides, "Override a key (repeatable)")->allow_extra_args(false);
+    workerCmd->add_flag("-q,--quiet", worker.quiet, "No progress output");
+
     std::string validateFile;
     std::vector<std::string> validateOverrides;
     auto* validateCmd = app.add_subcommand("validate", "Check an experiment file without running it");
@@ -79,10 +87,12 @@ int main(int argc, char** argv) {
         return code == 0 ? cli::kExitOk : cli::kExitUsage;
     }
     if (run.db.empty()) run.db = defaultDb;
+    if (worker.db.empty()) worker.db = defaultDb;
     if (exp.db.empty()) exp.db = defaultDb;
     if (db.empty()) db = defaultDb;
 
     if (*runCmd) return cli::runCommand(run, signals);
+    if (*workerCmd) return cli::workerCommand(worker, signals);
     if (*validateCmd) return cli::validateCommand(validateFile, validateOverrides);
     if (*runsCmd) return cli::runsCommand(db, status, limit);
     if (*showCmd) return cli::showCommand(db, showRun);

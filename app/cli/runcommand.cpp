@@ -1,5 +1,7 @@
-// `trainbench-cli run` and `validate`.
+// `trainbench-cli run`, `worker` and `validate`.
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <unistd.h>
 
 #include "app/cli/commands.h"
@@ -8,6 +10,7 @@
 #include "app/experiment/experiment.h"
 #include "app/run/progressprinter.h"
 #include "app/run/runner.h"
+#include "engine/strategy/clusterspec.h"
 #include "profiler/store/storeerror.h"
 
 namespace trainbench::cli {
@@ -53,20 +56,19 @@ int validateCommand(const std::string& file, const std::vector<std::string>& ove
     }
 }
 
-int runCommand(const RunArgs& args, const StopSignals& signals) {
-    app::Experiment experiment;
-    try {
-        experiment = app::loadExperimentFile(args.file, args.overrides);
-    } catch (const app::ExperimentError& e) {
-        std::fprintf(stderr, "%s\n", e.what());
-        return kExitUsage;
-    }
+namespace {
+
+// Trains `experiment` in this process (one task of a job when `cluster` is set) and prints the outcome.
+int trainHere(const RunArgs& args, const app::Experiment& experiment, const StopSignals& signals,
+              const std::optional<engine::ClusterSpec>& cluster, const std::string& token) {
     const bool interactive = !args.quiet && isatty(STDERR_FILENO);
     app::ProgressPrinter progress(stderr, interactive, experiment.train.epochs);
     app::RunRequest req;
     req.experiment = experiment;
     req.dbPath = args.db;
     req.stop = &signals.requested();
+    req.cluster = cluster;
+    req.jobToken = token;
     if (!args.quiet) {
         req.observer = &progress;
         req.log = [](const std::string& m) { std::fprintf(stderr, "%s\n", m.c_str()); };
@@ -79,16 +81,68 @@ int runCommand(const RunArgs& args, const StopSignals& signals) {
         progress.finish();
         std::fprintf(stderr, "run store error: %s\n", e.what());
         return kExitStore;
+    } catch (const std::exception& e) {  // before a run existed: e.g. the job's store could not listen
+        progress.finish();
+        std::fprintf(stderr, "%s\n", e.what());
+        return kExitRunFailed;
     }
     progress.finish();
+    const bool chief = !cluster || cluster->rank() == 0;
     if (outcome.status == profiler::RunStatus::Failed)
-        std::fprintf(stderr, "run %lld failed: %s\n", static_cast<long long>(outcome.id.value), outcome.message.c_str());
-    printSummary(outcome, experiment, args.db);
+        std::fprintf(stderr, "%s failed: %s\n",
+                     chief ? ("run " + std::to_string(outcome.id.value)).c_str()
+                           : ("rank " + std::to_string(cluster->rank())).c_str(),
+                     outcome.message.c_str());
+    if (chief) printSummary(outcome, experiment, args.db);
     switch (outcome.status) {
         case profiler::RunStatus::Completed: return kExitOk;
         case profiler::RunStatus::Stopped: return kExitStopped;
         default: return kExitRunFailed;
     }
+}
+
+}  // namespace
+
+int runCommand(const RunArgs& args, const StopSignals& signals) {
+    app::Experiment experiment;
+    try {
+        experiment = app::loadExperimentFile(args.file, args.overrides);
+    } catch (const app::ExperimentError& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return kExitUsage;
+    }
+    if (experiment.strategy.type == "multi_worker") return launchLocalJob(args, experiment, signals);
+    return trainHere(args, experiment, signals, std::nullopt, {});
+}
+
+int workerCommand(const RunArgs& args, const StopSignals& signals) {
+    app::Experiment experiment;
+    std::optional<engine::ClusterSpec> cluster;
+    try {
+        experiment = app::loadExperimentFile(args.file, args.overrides);
+        cluster = engine::clusterSpecFromEnvironment();
+    } catch (const app::ExperimentError& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return kExitUsage;
+    } catch (const std::invalid_argument& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return kExitUsage;
+    }
+    if (!cluster) {
+        std::fprintf(stderr, "worker: TF_CONFIG is not set; it names the job's tasks and this one (docs/cli.md)\n");
+        return kExitUsage;
+    }
+    if (experiment.strategy.type != "multi_worker") {
+        std::fprintf(stderr, "worker: %s has strategy.type '%s'; a job's tasks need 'multi_worker'\n",
+                     args.file.c_str(), experiment.strategy.type.c_str());
+        return kExitUsage;
+    }
+    const char* token = std::getenv(kJobTokenVariable);
+    if (token == nullptr || *token == '\0') {
+        std::fprintf(stderr, "worker: %s is not set; every task of a job needs the job's token\n", kJobTokenVariable);
+        return kExitUsage;
+    }
+    return trainHere(args, experiment, signals, cluster, token);
 }
 
 }  // namespace trainbench::cli

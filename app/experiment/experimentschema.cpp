@@ -375,10 +375,12 @@ SchemaKey buildSchema() {
 
     const engine::StrategyConfig sc{};
     SchemaKey strategy = section("strategy", "How training is spread over devices (tf.distribute's strategies).", {
-        choice("type", sc.type, {"single", "mirrored"},
-               "single: one device; mirrored: replicas in this process, synchronous all-reduce.",
+        choice("type", sc.type, {"single", "mirrored", "multi_worker"},
+               "single: one device; mirrored: replicas in this process; multi_worker: one replica per process "
+               "(Gloo); both synchronous all-reduce.",
                to(&Experiment::strategy, &engine::StrategyConfig::type)),
-        integer("replicas", sc.replicas, Range::ge(1).le(64), "mirrored: replicas, each its own device and model copy.",
+        integer("replicas", sc.replicas, Range::ge(1).le(64),
+                "mirrored: replicas in this process; multi_worker: worker processes (a TF_CONFIG, when given, decides).",
                 to(&Experiment::strategy, &engine::StrategyConfig::replicas)),
         integer("threads_per_replica", sc.threads_per_replica, Range::ge(0).le(1024),
                 "Compute threads of each replica (0 = train.threads, or all cores, split evenly).",
@@ -392,11 +394,15 @@ SchemaKey buildSchema() {
                [](const json& v, Experiment& out) { out.strategy.bucket_mb = v.get<double>(); }),
         flag("overlap", sc.overlap, "All-reduce each bucket while backward goes on (false: after backward).",
              to(&Experiment::strategy, &engine::StrategyConfig::overlap)),
+        number("timeout_s", static_cast<float>(sc.timeout_s), Range::gt(0).le(86400),
+               "multi_worker: a worker silent this long is taken as lost (a dead connection is noticed at once).",
+               [](const json& v, Experiment& out) { out.strategy.timeout_s = v.get<double>(); }),
     });
     strategy.checks.push_back([](const json& s, const std::string& where, IssueList& issues) {
         if (s["type"] == "single" && s["replicas"].get<int64_t>() != 1)
             issues.add(where + ".replicas", "is " + s["replicas"].dump() +
-                                                " but strategy.type is 'single' (one device); use 'mirrored' for replicas");
+                                                " but strategy.type is 'single' (one device); use 'mirrored' or "
+                                                "'multi_worker' for replicas");
     });
 
     SchemaKey root = section("", "An experiment file.", {

@@ -11,7 +11,10 @@
 #include "engine/device/cpudevice.h"
 #include "engine/model/model.h"
 #include "engine/optim/optimizer.h"
+#include "engine/strategy/gloocollective.h"
 #include "engine/strategy/mirroredstrategy.h"
+#include "engine/strategy/multiworkerstrategy.h"
+#include "engine/strategy/storeserver.h"
 #include "engine/train/trainer.h"
 #include "profiler/store/runwriter.h"
 
@@ -22,23 +25,24 @@ namespace {
 // Forwards trainer events to the store and to an optional display, and relays stop requests.
 class RecordingObserver : public engine::TrainObserver {
 public:
-    RecordingObserver(profiler::RunWriter& writer, engine::TrainObserver* display, const std::atomic<bool>* stop)
+    // writer may be null (a multi_worker task other than the chief).
+    RecordingObserver(profiler::RunWriter* writer, engine::TrainObserver* display, const std::atomic<bool>* stop)
         : writer_(writer), display_(display), stop_(stop) {}
     void onStart(const engine::TrainPlan& plan) override {
         if (display_) display_->onStart(plan);
     }
     void onStep(const engine::StepRecord& s) override {
-        writer_.step(s);
+        if (writer_) writer_->step(s);
         if (display_) display_->onStep(s);
     }
     void onEval(const engine::EvalRecord& e) override {
-        writer_.eval(e);
+        if (writer_) writer_->eval(e);
         if (display_) display_->onEval(e);
     }
     bool stopRequested() override { return stop_ && stop_->load(std::memory_order_relaxed); }
 
 private:
-    profiler::RunWriter& writer_;
+    profiler::RunWriter* writer_;
     engine::TrainObserver* display_;
     const std::atomic<bool>* stop_;
 };
@@ -51,12 +55,12 @@ struct Placement {
     std::string devices;  // "cpu:4" one device of 4 threads; "cpu:1x2" two replicas of 1 thread
 };
 
-Placement placementFor(const Experiment& x) {
+Placement placementFor(const Experiment& x, const std::optional<engine::ClusterSpec>& cluster) {
     Placement p;
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const int threads = x.train.threads > 0 ? x.train.threads : cores;
-    const bool mirrored = x.strategy.type == "mirrored";
-    p.replicas = mirrored ? x.strategy.replicas : 1;
+    const bool mirrored = x.strategy.type == "mirrored" || x.strategy.type == "multi_worker";
+    p.replicas = !mirrored ? 1 : cluster ? cluster->trainers() : x.strategy.replicas;
     p.threadsPerReplica = x.strategy.threads_per_replica > 0 ? x.strategy.threads_per_replica
                                                             : std::max(1, threads / p.replicas);
     p.globalBatch = x.strategy.batch_scope == "per_replica" ? x.train.batch_size * p.replicas : x.train.batch_size;
@@ -116,21 +120,49 @@ std::vector<std::pair<std::string, std::string>> pipelineAttributes(const engine
 RunOutcome runExperiment(const RunRequest& request) {
     const Experiment& x = request.experiment;
     auto say = [&](const std::string& m) { if (request.log) request.log(m); };
-    const Placement place = placementFor(x);
-    profiler::RunWriter writer(request.dbPath, specFor(x, place));
+    const bool multiWorker = x.strategy.type == "multi_worker";
+    if (multiWorker && !request.cluster)
+        throw std::invalid_argument("a multi_worker experiment runs as a job of worker processes: start it with "
+                                    "`trainbench-cli run`, or each task with `trainbench-cli worker` and TF_CONFIG");
+    const Placement place = placementFor(x, request.cluster);
+    const int rank = multiWorker ? request.cluster->rank() : 0;
+    if (rank < 0) throw std::invalid_argument("this task is a '" + request.cluster->task_type +
+                                              "' task; multi_worker trains on the chief and workers only");
+    // The chief serves the rendezvous store before anything slow, so the others find it early.
+    std::unique_ptr<engine::StoreServer> store;
+    if (multiWorker && rank == 0) {
+        engine::StoreServerConfig sc;
+        sc.host = request.cluster->coordinator().host;
+        sc.port = static_cast<uint16_t>(request.cluster->coordinator().port);
+        sc.token = request.jobToken;
+        store = std::make_unique<engine::StoreServer>(sc);
+    }
+    std::optional<profiler::RunWriter> writer;
+    if (rank == 0) writer.emplace(request.dbPath, specFor(x, place));
     RunOutcome out;
-    out.id = writer.runId();
+    if (writer) out.id = writer->runId();
     std::optional<engine::RunSummary> summary;
     try {
         engine::TrainingData data = engine::openTrainingData(x.data, place.globalBatch, x.train.seed, say);
         say("data: " + data.description);
-        if (data.choice.autotuned || engine::usesStreamingPipeline(x.data)) writer.attributes(pipelineAttributes(data));
+        if (writer && (data.choice.autotuned || engine::usesStreamingPipeline(x.data)))
+            writer->attributes(pipelineAttributes(data));
         const engine::Dims shape{data.channels, data.height, data.width};
         std::unique_ptr<engine::CpuDevice> device;
         std::unique_ptr<engine::Model> model;
         std::unique_ptr<engine::Optimizer> optimizer;
         std::unique_ptr<engine::Strategy> strategy;
-        if (x.strategy.type == "mirrored") {
+        if (multiWorker) {
+            engine::GlooTransport transport;
+            transport.hostname = request.cluster->self().host;
+            auto collective = std::make_unique<engine::GlooCollective>(
+                rank, place.replicas, request.cluster->coordinator().text(), request.jobToken,
+                std::chrono::milliseconds(static_cast<int64_t>(x.strategy.timeout_s * 1000)), transport);
+            say("joined the job as rank " + std::to_string(rank) + " of " + std::to_string(place.replicas));
+            strategy = std::make_unique<engine::MultiWorkerStrategy>(
+                std::move(collective), place.threadsPerReplica, x.model, shape, data.num_classes, x.optimizer,
+                x.train.seed, x.strategy.bucket_mb, x.strategy.overlap, request.stop);
+        } else if (x.strategy.type == "mirrored") {
             strategy = std::make_unique<engine::MirroredStrategy>(place.replicas, place.threadsPerReplica, x.model, shape,
                                                                   data.num_classes, x.optimizer, x.train.seed,
                                                                   x.strategy.bucket_mb, x.strategy.overlap);
@@ -143,7 +175,9 @@ RunOutcome runExperiment(const RunRequest& request) {
         say("model: " + std::to_string(strategy->model().paramCount()) + " parameters; " + strategy->name() + " on " +
             place.devices + " (threads x replicas), global batch " + std::to_string(place.globalBatch));
         engine::Trainer trainer(*strategy, *data.train, data.test, x.train);
-        RecordingObserver observer(writer, request.observer, request.stop);
+        // In a job the stop request travels with the step records, so that every rank stops at the
+        // same step; the observer must not stop this rank alone.
+        RecordingObserver observer(writer ? &*writer : nullptr, request.observer, multiWorker ? nullptr : request.stop);
         summary = trainer.run(observer);
     } catch (const profiler::StoreError&) {
         throw;  // the writer already marked what it could; nothing more can be written
@@ -158,7 +192,7 @@ RunOutcome runExperiment(const RunRequest& request) {
     } else {
         out.status = profiler::RunStatus::Failed;
     }
-    writer.finish(out.status, out.summary, out.message);
+    if (writer) writer->finish(out.status, out.summary, out.message);
     return out;
 }
 

@@ -3,9 +3,11 @@
 // step and evaluation in the run store. `trainbench-cli run` is a thin shell around it.
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "app/experiment/experiment.h"
+#include "engine/strategy/clusterspec.h"
 #include "engine/train/records.h"
 #include "engine/train/trainobserver.h"
 #include "profiler/store/runid.h"
@@ -19,10 +21,14 @@ struct RunRequest {
     const std::atomic<bool>* stop = nullptr;   // set (e.g. by SIGINT) to end the run as 'stopped'
     engine::TrainObserver* observer = nullptr; // optional progress display
     std::function<void(const std::string&)> log;  // optional: one-line messages before training
+    // multi_worker: this process's task of the job (TF_CONFIG) and the job's token. The chief (rank 0)
+    // serves the rendezvous store and records the run; the other ranks record nothing themselves.
+    std::optional<engine::ClusterSpec> cluster;
+    std::string jobToken;
 };
 
 struct RunOutcome {
-    profiler::RunId id;
+    profiler::RunId id;  // 0 on a multi_worker task other than the chief
     profiler::RunStatus status = profiler::RunStatus::Failed;
     engine::RunSummary summary;
     std::string message;  // why it failed, when it did

@@ -19,6 +19,7 @@ struct StrategyStep {
     double comm_seconds = 0.0;  // mean over replicas of ReplicaStep::comm_seconds
     double wait_seconds = 0.0;  // mean over replicas of ReplicaStep::wait_seconds
     std::vector<ReplicaStep> replicas;  // one per replica of a data-parallel strategy; empty for single
+    bool stop_requested = false;  // a process of a multi-process job asked to stop: all stop after this step
 };
 
 class Strategy {

@@ -139,6 +139,7 @@ RunSummary Trainer::run(TrainObserver& observer) {
             rec.comm_seconds = r.comm_seconds;
             rec.wait_seconds = r.wait_seconds;
             rec.replicas = std::move(r.replicas);
+            const bool stopAgreed = r.stop_requested;
             s.comm_seconds += r.comm_seconds;
             s.wait_seconds += r.wait_seconds;
             rec.step_seconds = secondsSince(t0);
@@ -160,7 +161,7 @@ RunSummary Trainer::run(TrainObserver& observer) {
             observer.onStep(rec);
 
             if (config_.eval_every_steps > 0 && step % config_.eval_every_steps == 0) evalNow(epoch);
-            if (!stop && observer.stopRequested()) {
+            if (!stop && (stopAgreed || observer.stopRequested())) {
                 s.stop_reason = "stopped";
                 stop = true;
             }

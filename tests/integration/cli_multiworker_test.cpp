@@ -1,0 +1,146 @@
+// multi_worker end to end: `trainbench-cli run` starts real worker processes on loopback that sum
+// their gradients with Gloo. The job follows one device's loss curve on the global batch; the chief
+// records every rank's step breakdown; a worker killed mid-run fails the job fast, naming it.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <thread>
+
+#include "profiler/store/runstore.h"
+#include "tests/integration/clirunner.h"
+
+using namespace trainbench;
+using trainbench::testing::CliProcess;
+using trainbench::testing::runCli;
+using trainbench::testing::TempDir;
+
+namespace {
+
+std::string writeExperiment(const std::filesystem::path& dir, const std::string& name, int64_t batch, int steps,
+                            const std::string& strategy) {
+    const auto path = dir / (name + ".json");
+    std::ofstream f(path);
+    f << "{\"name\": \"" << name << "\", \"seed\": 5, \"data\": {\"train_limit\": " << batch * steps
+      << ", \"test_limit\": 500}, \"model\": {\"preset\": \"mlp\"},"
+      << "\"train\": {\"batch_size\": " << batch << ", \"epochs\": 0, \"max_steps\": " << steps
+      << ", \"eval_every_steps\": 0, \"eval_at_epoch_end\": false, \"threads\": 1}, \"strategy\": {" << strategy
+      << "}}";
+    return path.string();
+}
+
+std::vector<engine::StepRecord> stepsOf(const std::string& db, const std::string& name) {
+    auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
+    const auto row = store.findRun(name);
+    if (!row) return {};
+    return store.steps(row->id);
+}
+
+}  // namespace
+
+TEST(CliMultiWorker, FollowsOneDevicesLossCurveAndRecordsEveryRank) {
+    TempDir tmp;
+    const std::string db = (tmp.path / "runs.db").string();
+    auto single = runCli({"run", writeExperiment(tmp.path, "single", 64, 50, ""), "--db", db, "-q"}, tmp.path);
+    ASSERT_EQ(single.exitCode, 0) << single.err;
+    const auto reference = stepsOf(db, "single");
+    ASSERT_EQ(reference.size(), 50u);
+    for (int workers : {2, 4}) {
+        const std::string name = "workers" + std::to_string(workers);
+        auto job = runCli({"run",
+                           writeExperiment(tmp.path, name, 64, 50,
+                                           "\"type\": \"multi_worker\", \"replicas\": " + std::to_string(workers) +
+                                               ", \"threads_per_replica\": 1"),
+                           "--db", db, "-q"},
+                          tmp.path);
+        ASSERT_EQ(job.exitCode, 0) << job.err << job.out;
+        const auto steps = stepsOf(db, name);
+        ASSERT_EQ(steps.size(), 50u);
+        double worst = 0;
+        for (size_t i = 0; i < steps.size(); ++i)
+            worst = std::max(worst, std::abs(steps[i].loss - reference[i].loss) / reference[i].loss);
+        EXPECT_LT(worst, 1e-5) << workers << " workers: losses differ from one device's by up to " << worst;
+
+        auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
+        const auto row = store.findRun(name);
+        ASSERT_TRUE(row);
+        EXPECT_EQ(row->strategy, "multi_worker");
+        EXPECT_EQ(row->devices, "cpu:1x" + std::to_string(workers));
+        EXPECT_EQ(row->replicas, workers);
+        const auto ranks = store.replicaSteps(row->id);
+        ASSERT_EQ(ranks.size(), 50u * static_cast<size_t>(workers));
+        for (size_t i = 0; i < ranks.size(); ++i) {
+            EXPECT_EQ(ranks[i].replica.rank, static_cast<int>(i % static_cast<size_t>(workers)));
+            EXPECT_EQ(ranks[i].replica.samples, 64 / workers);
+            EXPECT_GT(ranks[i].replica.compute_seconds, 0.0);
+        }
+    }
+    // Only the chief records: one run per job.
+    auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
+    EXPECT_EQ(store.listRuns().size(), 3u);
+}
+
+TEST(CliMultiWorker, AKilledWorkerFailsTheJobNamingIt) {
+    TempDir tmp;
+    const std::string db = (tmp.path / "runs.db").string();
+    const std::string x = writeExperiment(tmp.path, "doomed", 64, 100000,
+                                          "\"type\": \"multi_worker\", \"replicas\": 2, \"timeout_s\": 20");
+    CliProcess job({"run", x, "--db", db, "-q", "--set", "data.train_limit=6400"}, tmp.path);
+    // Wait until the job has trained a few steps, then kill the worker (not the chief).
+    pid_t workerPid = -1;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < deadline && workerPid < 0) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        if (stepsOf(db, "doomed").size() < 5) continue;
+        // The worker is the launcher's child whose TF_CONFIG says "worker".
+        for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+            std::ifstream env(entry.path() / "environ");
+            std::string all((std::istreambuf_iterator<char>(env)), std::istreambuf_iterator<char>());
+            if (all.find("\"type\":\"worker\"") != std::string::npos && all.find(db) == std::string::npos &&
+                all.find("TRAINBENCH_JOB_TOKEN=") != std::string::npos) {
+                std::ifstream cmd(entry.path() / "cmdline");
+                std::string cl((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
+                if (cl.find(x) != std::string::npos) workerPid = std::stoi(entry.path().filename().string());
+            }
+        }
+    }
+    ASSERT_GT(workerPid, 0) << "no worker process found";
+    const auto killedAt = std::chrono::steady_clock::now();
+    ::kill(workerPid, SIGKILL);
+    const auto result = job.wait();
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - killedAt).count();
+    EXPECT_EQ(result.exitCode, 1) << result.err;
+    EXPECT_LT(took, 10.0) << "a dead socket is noticed long before the 20 s timeout";
+    EXPECT_NE(result.err.find("worker rank 1"), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("killed by signal 9"), std::string::npos) << result.err;
+    auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
+    const auto row = store.findRun("doomed");
+    ASSERT_TRUE(row);
+    EXPECT_EQ(row->status, profiler::RunStatus::Failed);
+    ASSERT_TRUE(row->message);
+    EXPECT_NE(row->message->find("step "), std::string::npos) << *row->message;
+    EXPECT_NE(row->message->find("allReduceSum"), std::string::npos) << *row->message;
+    EXPECT_GE(stepsOf(db, "doomed").size(), 5u) << "steps recorded before the failure are kept";
+}
+
+TEST(CliMultiWorker, WorkerNeedsTfConfigAndToken) {
+    TempDir tmp;
+    const std::string x = writeExperiment(tmp.path, "w", 64, 5, "\"type\": \"multi_worker\", \"replicas\": 2");
+    ::unsetenv("TF_CONFIG");
+    auto noConfig = runCli({"worker", x}, tmp.path);
+    EXPECT_EQ(noConfig.exitCode, 2);
+    EXPECT_NE(noConfig.err.find("TF_CONFIG is not set"), std::string::npos) << noConfig.err;
+    ::setenv("TF_CONFIG", R"({"cluster": {"worker": ["127.0.0.1:1"]}, "task": {"type": "worker", "index": 3}})", 1);
+    auto badConfig = runCli({"worker", x}, tmp.path);
+    EXPECT_EQ(badConfig.exitCode, 2);
+    EXPECT_NE(badConfig.err.find("task.index: 3 is outside cluster.worker"), std::string::npos) << badConfig.err;
+    ::setenv("TF_CONFIG", R"({"cluster": {"worker": ["127.0.0.1:1"]}, "task": {"type": "worker", "index": 0}})", 1);
+    ::unsetenv("TRAINBENCH_JOB_TOKEN");
+    auto noToken = runCli({"worker", x}, tmp.path);
+    EXPECT_EQ(noToken.exitCode, 2);
+    EXPECT_NE(noToken.err.find("TRAINBENCH_JOB_TOKEN is not set"), std::string::npos) << noToken.err;
+    ::unsetenv("TF_CONFIG");
+}
