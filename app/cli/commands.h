@@ -19,6 +19,8 @@ int workerCommand(const RunArgs& args, const StopSignals& signals);
 // The environment variable that carries a job's token to its tasks (never the command line, which
 // other users of the machine can read).
 inline constexpr const char* kJobTokenVariable = "TRAINBENCH_JOB_TOKEN";
+// Set by the launcher when it restarts a failed job: the tasks resume from train.checkpoint_path.
+inline constexpr const char* kJobRestartsVariable = "TRAINBENCH_JOB_RESTARTS";
 }  // namespace trainbench::cli
 namespace trainbench::app {
 struct Experiment;

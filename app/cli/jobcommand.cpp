@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -67,8 +68,19 @@ struct Task {
 
 }  // namespace
 
-int launchLocalJob(const RunArgs& args, const app::Experiment& experiment, const StopSignals& signals) {
-    const int workers = experiment.strategy.replicas;
+namespace {
+
+struct Incarnation {
+    bool failed = false;
+    bool stopped = false;  // the user stopped the job
+    int exitCode = 0;      // the chief's
+    std::string failure;   // which tasks failed and how, the first to die first
+};
+
+// Starts every task of the job once and waits for all of them.
+Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overrides, int workers,
+                     const StopSignals& signals, int restarts) {
+    Incarnation out;
     engine::ClusterSpec spec;
     std::string token;
     try {
@@ -77,11 +89,13 @@ int launchLocalJob(const RunArgs& args, const app::Experiment& experiment, const
         for (int i = 1; i < workers; ++i) spec.worker.push_back({"127.0.0.1", ports[static_cast<size_t>(i)]});
         token = engine::StoreServer::randomToken();
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "cannot start the job: %s\n", e.what());
-        return kExitRunFailed;
+        out.failed = true;
+        out.failure = std::string("cannot start the job: ") + e.what();
+        return out;
     }
     if (!args.quiet)
-        std::fprintf(stderr, "multi_worker job: %d worker process(es) on 127.0.0.1, chief at %s\n", workers,
+        std::fprintf(stderr, "multi_worker job%s: %d worker process(es) on 127.0.0.1, chief at %s\n",
+                     restarts ? (" (restart " + std::to_string(restarts) + ")").c_str() : "", workers,
                      spec.chief[0].text().c_str());
 
     std::vector<Task> tasks(static_cast<size_t>(workers));
@@ -95,12 +109,13 @@ int launchLocalJob(const RunArgs& args, const app::Experiment& experiment, const
         mine.task_index = r == 0 ? 0 : r - 1;
         std::vector<std::string> env;
         for (char** e = environ; *e; ++e)
-            if (std::strncmp(*e, "TF_CONFIG=", 10) != 0 && std::strncmp(*e, "TRAINBENCH_JOB_TOKEN=", 21) != 0)
+            if (std::strncmp(*e, "TF_CONFIG=", 10) != 0 && std::strncmp(*e, "TRAINBENCH_JOB_", 15) != 0)
                 env.emplace_back(*e);
         env.push_back("TF_CONFIG=" + engine::clusterSpecJson(mine));
         env.push_back(std::string(kJobTokenVariable) + "=" + token);
+        if (restarts > 0) env.push_back(std::string(kJobRestartsVariable) + "=" + std::to_string(restarts));
         std::vector<std::string> argv = {"trainbench-cli", "worker", args.file, "--db", args.db};
-        for (const std::string& o : args.overrides) {
+        for (const std::string& o : overrides) {
             argv.push_back("--set");
             argv.push_back(o);
         }
@@ -122,23 +137,26 @@ int launchLocalJob(const RunArgs& args, const app::Experiment& experiment, const
         const int rc = posix_spawn(&t.pid, "/proc/self/exe", nullptr, &attr, cargv.data(), cenv.data());
         posix_spawnattr_destroy(&attr);
         if (rc != 0) {
-            std::fprintf(stderr, "cannot start worker %d: %s\n", r, std::strerror(rc));
             t.pid = -1;
             t.done = true;
             stopAll(SIGKILL);
             for (Task& o : tasks)
                 if (o.pid > 0 && !o.done) ::waitpid(o.pid, nullptr, 0);
-            return kExitRunFailed;
+            out.failed = true;
+            out.failure = "cannot start worker " + std::to_string(r) + ": " + std::strerror(rc);
+            return out;
         }
     }
 
-    // Wait. A task that fails takes the job down: the others are told to stop, then killed if they
-    // do not within a grace period (a stopped peer would keep them waiting until the timeout).
+    // Wait. A task that fails takes the others down: they are told to stop, then killed if they do
+    // not within a grace period (a stopped peer would keep them waiting until the timeout).
     bool relayedStop = false;
-    bool failed = false;
     bool killPending = false;
     Clock::time_point killAt{};
     int running = workers;
+    auto succeeded = [](int status) {
+        return WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == kExitStopped);
+    };
     while (running > 0) {
         if (signals.requested().load() && !relayedStop) {
             relayedStop = true;
@@ -159,32 +177,67 @@ int launchLocalJob(const RunArgs& args, const app::Experiment& experiment, const
             t.done = true;
             t.status = status;
             --running;
-            const bool ok = WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == kExitStopped);
-            if (!ok && !failed) {
-                failed = true;
+            if (!succeeded(status) && !out.failed) {
+                out.failed = true;
                 stopAll(SIGTERM);
                 killAt = Clock::now() + std::chrono::seconds(10);
                 killPending = true;
             }
         }
     }
-    if (failed) {
+    out.stopped = relayedStop;
+    if (out.failed) {
         // Every task that failed, the ones that died first: a killed task is the cause, the others
         // failed because it was gone (or were stopped here).
-        std::string what;
         for (const bool signaled : {true, false})
             for (const Task& t : tasks) {
-                const bool ok = WIFEXITED(t.status) && (WEXITSTATUS(t.status) == 0 || WEXITSTATUS(t.status) == kExitStopped);
-                if (ok || WIFSIGNALED(t.status) != signaled) continue;
-                what += std::string(what.empty() ? "" : "; ") +
-                        (t.rank == 0 ? "the chief (rank 0, pid " : "worker rank " + std::to_string(t.rank) + " (pid ") +
-                        std::to_string(t.pid) + ") " + describeStatus(t.status);
+                if (succeeded(t.status) || WIFSIGNALED(t.status) != signaled) continue;
+                out.failure += std::string(out.failure.empty() ? "" : "; ") +
+                               (t.rank == 0 ? "the chief (rank 0, pid " : "worker rank " + std::to_string(t.rank) + " (pid ") +
+                               std::to_string(t.pid) + ") " + describeStatus(t.status);
             }
-        std::fprintf(stderr, "multi_worker job failed: %s\n", what.c_str());
-        return kExitRunFailed;
     }
     const int chief = tasks[0].status;
-    return WIFEXITED(chief) ? WEXITSTATUS(chief) : kExitRunFailed;
+    out.exitCode = WIFEXITED(chief) ? WEXITSTATUS(chief) : kExitRunFailed;
+    return out;
+}
+
+}  // namespace
+
+int launchLocalJob(const RunArgs& args, const app::Experiment& experiment, const StopSignals& signals) {
+    const int workers = experiment.strategy.replicas;
+    // Checkpoints go to a file every incarnation of the job knows: the one the experiment names, or
+    // one per job next to the run store.
+    std::vector<std::string> overrides = args.overrides;
+    std::string checkpoint = experiment.train.checkpoint_path;
+    if (experiment.train.checkpoint_every_steps > 0 && checkpoint.empty()) {
+        const std::string id = engine::StoreServer::randomToken().substr(0, 12);
+        checkpoint = std::filesystem::absolute(std::filesystem::path(args.db).parent_path() / "checkpoints" /
+                                               ("job-" + id + ".ckpt"))
+                         .string();
+        overrides.push_back("train.checkpoint_path=" + checkpoint);
+    }
+    std::string history;
+    for (int restarts = 0;; ++restarts) {
+        const Incarnation r = runTasks(args, overrides, workers, signals, restarts);
+        if (!r.failed) return r.exitCode;
+        history += std::string(history.empty() ? "" : "\n  ") + (restarts ? "restart " + std::to_string(restarts) + ": " : "") +
+                   r.failure;
+        const bool canRestart = !r.stopped && restarts < experiment.strategy.max_restarts && !checkpoint.empty() &&
+                                std::filesystem::exists(checkpoint);
+        if (!canRestart) {
+            std::string why;
+            if (!r.stopped && checkpoint.empty())
+                why = "\n  (no checkpoint to restart from: set train.checkpoint_every_steps)";
+            else if (!r.stopped && restarts < experiment.strategy.max_restarts)
+                why = "\n  (it failed before its first checkpoint)";
+            const std::string after = restarts ? " after " + std::to_string(restarts) + " restart(s)" : "";
+            std::fprintf(stderr, "multi_worker job failed%s: %s%s\n", after.c_str(), history.c_str(), why.c_str());
+            return kExitRunFailed;
+        }
+        std::fprintf(stderr, "multi_worker job: %s; restarting every task from the last checkpoint (%s)\n",
+                     r.failure.c_str(), checkpoint.c_str());
+    }
 }
 
 }  // namespace trainbench::cli

@@ -67,7 +67,9 @@ std::optional<profiler::RunRow> findOrComplain(profiler::RunStore& store, const 
 
 // The input pipeline's settings and what each stage did over the whole run.
 void printInputPipeline(profiler::RunStore& store, profiler::RunId id) {
-    const auto attributes = store.attributes(id);
+    std::vector<std::pair<std::string, std::string>> attributes;
+    for (auto& kv : store.attributes(id))
+        if (kv.first.rfind("input.", 0) == 0 || kv.first.rfind("storage.", 0) == 0) attributes.push_back(kv);
     const auto rows = store.inputStages(id);
     if (attributes.empty() && rows.empty()) return;
     std::printf("\ninput pipeline\n");
@@ -217,6 +219,14 @@ int showCommand(const std::string& db, const std::string& run) {
             std::printf("  skipped         %lld corrupt record(s)\n", static_cast<long long>(*r->skipped_records));
         printInputPipeline(*store, r->id);
         printReplicas(*store, *r);
+        // Everything else recorded about the run: checkpoints, restarts of a job.
+        bool heading = false;
+        for (const auto& [key, value] : store->attributes(r->id)) {
+            if (key.rfind("input.", 0) == 0 || key.rfind("storage.", 0) == 0) continue;
+            if (!heading) std::printf("\nrecorded\n");
+            heading = true;
+            std::printf("  %-30s %s\n", key.c_str(), value.c_str());
+        }
 
         auto evals = store->evals(r->id);
         std::printf("\nevaluations (%zu)\n", evals.size());

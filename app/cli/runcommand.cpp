@@ -60,7 +60,7 @@ namespace {
 
 // Trains `experiment` in this process (one task of a job when `cluster` is set) and prints the outcome.
 int trainHere(const RunArgs& args, const app::Experiment& experiment, const StopSignals& signals,
-              const std::optional<engine::ClusterSpec>& cluster, const std::string& token) {
+              const std::optional<engine::ClusterSpec>& cluster, const std::string& token, int restarts = 0) {
     const bool interactive = !args.quiet && isatty(STDERR_FILENO);
     app::ProgressPrinter progress(stderr, interactive, experiment.train.epochs);
     app::RunRequest req;
@@ -69,6 +69,8 @@ int trainHere(const RunArgs& args, const app::Experiment& experiment, const Stop
     req.stop = &signals.requested();
     req.cluster = cluster;
     req.jobToken = token;
+    req.resume = restarts > 0;
+    req.restarts = restarts;
     if (!args.quiet) {
         req.observer = &progress;
         req.log = [](const std::string& m) { std::fprintf(stderr, "%s\n", m.c_str()); };
@@ -142,7 +144,8 @@ int workerCommand(const RunArgs& args, const StopSignals& signals) {
         std::fprintf(stderr, "worker: %s is not set; every task of a job needs the job's token\n", kJobTokenVariable);
         return kExitUsage;
     }
-    return trainHere(args, experiment, signals, cluster, token);
+    const char* restarts = std::getenv(kJobRestartsVariable);
+    return trainHere(args, experiment, signals, cluster, token, restarts ? std::atoi(restarts) : 0);
 }
 
 }  // namespace trainbench::cli

@@ -365,6 +365,18 @@ SchemaKey buildSchema() {
              to(&Experiment::train, &TrainConfig::stop_at_target)),
         integer("threads", t.threads, Range::ge(0).le(1024), "Compute threads (0 = all cores).",
                 to(&Experiment::train, &TrainConfig::threads)),
+        integer("checkpoint_every_steps", t.checkpoint_every_steps, Range::ge(0),
+                "Save the parameters and optimizer state every N steps (0 = never); a failed multi_worker job "
+                "restarts from the last one.",
+                to(&Experiment::train, &TrainConfig::checkpoint_every_steps)),
+        [] {
+            SchemaKey k = base("checkpoint_path", SchemaType::Path, nullptr,
+                               "Checkpoint file, replaced atomically at every checkpoint.");
+            k.nonEmpty = true;
+            k.defaultNote = "checkpoints/run-<id>.ckpt next to the run store";
+            k.store = to(&Experiment::train, &TrainConfig::checkpoint_path);
+            return k;
+        }(),
     });
     train.checks.push_back([](const json& s, const std::string& where, IssueList& issues) {
         if (s["epochs"] == 0 && s["max_steps"] == 0)
@@ -394,6 +406,9 @@ SchemaKey buildSchema() {
                [](const json& v, Experiment& out) { out.strategy.bucket_mb = v.get<double>(); }),
         flag("overlap", sc.overlap, "All-reduce each bucket while backward goes on (false: after backward).",
              to(&Experiment::strategy, &engine::StrategyConfig::overlap)),
+        integer("max_restarts", sc.max_restarts, Range::ge(0).le(100),
+                "multi_worker: times a failed job is restarted from its last checkpoint before it fails.",
+                to(&Experiment::strategy, &engine::StrategyConfig::max_restarts)),
         number("timeout_s", static_cast<float>(sc.timeout_s), Range::gt(0).le(86400),
                "multi_worker: a worker silent this long is taken as lost (a dead connection is noticed at once).",
                [](const json& v, Experiment& out) { out.strategy.timeout_s = v.get<double>(); }),

@@ -3,10 +3,15 @@
 #include <charconv>
 #include <cmath>
 #include <exception>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
+#include "engine/checkpoint/checkpoint.h"
+#include "engine/checkpoint/trainingcheckpoint.h"
 #include "engine/data/pipeline/datasource.h"
 #include "engine/device/cpudevice.h"
 #include "engine/model/model.h"
@@ -16,6 +21,7 @@
 #include "engine/strategy/multiworkerstrategy.h"
 #include "engine/strategy/storeserver.h"
 #include "engine/train/trainer.h"
+#include "engine/util/errors.h"
 #include "profiler/store/runwriter.h"
 
 namespace trainbench::app {
@@ -115,6 +121,65 @@ std::vector<std::pair<std::string, std::string>> pipelineAttributes(const engine
     return a;
 }
 
+// A checkpoint's metadata: the run it belongs to and where training stood (TrainProgress).
+std::string progressMetadata(const engine::TrainProgress& p, int64_t runId) {
+    const engine::RunSummary& s = p.summary;
+    nlohmann::json j = {
+        {"run_id", runId}, {"step", p.step}, {"epoch", p.epoch}, {"batch_in_epoch", p.batch_in_epoch},
+        {"evaluated_at_step", p.evaluated_at_step}, {"epochs_completed", s.epochs_completed},
+        {"final_loss", s.final_loss}, {"evaluations", s.evaluations}, {"final_accuracy", s.final_accuracy},
+        {"best_accuracy", s.best_accuracy}, {"train_seconds", s.train_seconds}, {"eval_seconds", s.eval_seconds},
+        {"input_seconds", s.input_seconds}, {"comm_seconds", s.comm_seconds}, {"wait_seconds", s.wait_seconds},
+        {"skipped_records", s.skipped_records}};
+    if (s.time_to_target) j["time_to_target"] = *s.time_to_target;
+    if (s.step_at_target) j["step_at_target"] = *s.step_at_target;
+    return j.dump();
+}
+
+nlohmann::json metadataOf(const engine::Checkpoint& c) {
+    try {
+        return nlohmann::json::parse(c.metadata());
+    } catch (const nlohmann::json::exception& e) {
+        throw engine::CheckpointError(c.path() + ": checkpoint metadata is not JSON: " + e.what());
+    }
+}
+
+int64_t runIdFromMetadata(const engine::Checkpoint& c) {
+    const nlohmann::json j = metadataOf(c);
+    if (!j.contains("run_id") || !j["run_id"].is_number_integer())
+        throw engine::CheckpointError(c.path() + ": checkpoint metadata has no run_id");
+    return j["run_id"].get<int64_t>();
+}
+
+engine::TrainProgress progressFromMetadata(const engine::Checkpoint& c) {
+    const nlohmann::json j = metadataOf(c);
+    engine::TrainProgress p;
+    try {
+        p.step = j.at("step").get<int64_t>();
+        p.epoch = j.at("epoch").get<int64_t>();
+        p.batch_in_epoch = j.at("batch_in_epoch").get<int64_t>();
+        p.evaluated_at_step = j.at("evaluated_at_step").get<bool>();
+        engine::RunSummary& s = p.summary;
+        s.steps = p.step;
+        s.epochs_completed = j.at("epochs_completed").get<int64_t>();
+        s.final_loss = j.at("final_loss").get<double>();
+        s.evaluations = j.at("evaluations").get<int64_t>();
+        s.final_accuracy = j.at("final_accuracy").get<double>();
+        s.best_accuracy = j.at("best_accuracy").get<double>();
+        s.train_seconds = j.at("train_seconds").get<double>();
+        s.eval_seconds = j.at("eval_seconds").get<double>();
+        s.input_seconds = j.at("input_seconds").get<double>();
+        s.comm_seconds = j.at("comm_seconds").get<double>();
+        s.wait_seconds = j.at("wait_seconds").get<double>();
+        s.skipped_records = j.at("skipped_records").get<int64_t>();
+        if (j.contains("time_to_target")) s.time_to_target = j["time_to_target"].get<double>();
+        if (j.contains("step_at_target")) s.step_at_target = j["step_at_target"].get<int64_t>();
+    } catch (const nlohmann::json::exception& e) {
+        throw engine::CheckpointError(c.path() + ": checkpoint metadata: " + e.what());
+    }
+    return p;
+}
+
 }  // namespace
 
 RunOutcome runExperiment(const RunRequest& request) {
@@ -137,10 +202,34 @@ RunOutcome runExperiment(const RunRequest& request) {
         sc.token = request.jobToken;
         store = std::make_unique<engine::StoreServer>(sc);
     }
+    // Resuming: every rank reads the checkpoint (the same file), the chief reopens its run.
+    std::optional<engine::Checkpoint> resumeFrom;
+    std::optional<engine::TrainProgress> progress;
+    if (request.resume) {
+        if (x.train.checkpoint_path.empty())
+            throw std::invalid_argument("cannot resume: the experiment has no train.checkpoint_path");
+        resumeFrom = engine::Checkpoint::read(x.train.checkpoint_path);
+        progress = progressFromMetadata(*resumeFrom);
+    }
     std::optional<profiler::RunWriter> writer;
-    if (rank == 0) writer.emplace(request.dbPath, specFor(x, place));
+    if (rank == 0) {
+        if (progress)
+            writer.emplace(request.dbPath, profiler::ResumeRun{profiler::RunId{runIdFromMetadata(*resumeFrom)},
+                                                               progress->step});
+        else
+            writer.emplace(request.dbPath, specFor(x, place));
+    }
     RunOutcome out;
     if (writer) out.id = writer->runId();
+    if (writer && request.restarts > 0)
+        writer->attributes({{"job.restarts", std::to_string(request.restarts)},
+                            {"job.resumed_from_step", std::to_string(progress ? progress->step : 0)}});
+    const std::string checkpointPath =
+        !x.train.checkpoint_path.empty()
+            ? x.train.checkpoint_path
+            : (std::filesystem::path(request.dbPath).parent_path() / "checkpoints" /
+               ("run-" + std::to_string(out.id.value) + ".ckpt"))
+                  .string();
     std::optional<engine::RunSummary> summary;
     try {
         engine::TrainingData data = engine::openTrainingData(x.data, place.globalBatch, x.train.seed, say);
@@ -174,11 +263,28 @@ RunOutcome runExperiment(const RunRequest& request) {
         }
         say("model: " + std::to_string(strategy->model().paramCount()) + " parameters; " + strategy->name() + " on " +
             place.devices + " (threads x replicas), global batch " + std::to_string(place.globalBatch));
+        if (resumeFrom) {
+            strategy->restore(*resumeFrom);
+            say("resumed from " + x.train.checkpoint_path + " at step " + std::to_string(progress->step));
+        }
         engine::Trainer trainer(*strategy, *data.train, data.test, x.train);
+        // Every replica holds the same parameters; the chief (or the only process) saves them.
+        engine::Trainer::CheckpointHook hook;
+        if (rank == 0 && x.train.checkpoint_every_steps > 0) {
+            std::filesystem::create_directories(std::filesystem::path(checkpointPath).parent_path());
+            writer->attributes({{"checkpoint.path", checkpointPath},
+                                {"checkpoint.every_steps", std::to_string(x.train.checkpoint_every_steps)}});
+            hook = [&](const engine::TrainProgress& at) {
+                engine::CheckpointWriter w;
+                engine::saveTraining(w, strategy->model().params(), strategy->model().paramCount(), strategy->optimizer());
+                w.setMetadata(progressMetadata(at, out.id.value));
+                w.commit(checkpointPath);
+            };
+        }
         // In a job the stop request travels with the step records, so that every rank stops at the
         // same step; the observer must not stop this rank alone.
         RecordingObserver observer(writer ? &*writer : nullptr, request.observer, multiWorker ? nullptr : request.stop);
-        summary = trainer.run(observer);
+        summary = trainer.run(observer, progress ? &*progress : nullptr, hook);
     } catch (const profiler::StoreError&) {
         throw;  // the writer already marked what it could; nothing more can be written
     } catch (const std::exception& e) {

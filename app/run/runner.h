@@ -25,6 +25,10 @@ struct RunRequest {
     // serves the rendezvous store and records the run; the other ranks record nothing themselves.
     std::optional<engine::ClusterSpec> cluster;
     std::string jobToken;
+    // Continue the run saved in train.checkpoint_path (a restarted job): same run id, parameters,
+    // optimizer state, position in the data and totals. `restarts` is recorded with the run.
+    bool resume = false;
+    int restarts = 0;
 };
 
 struct RunOutcome {

@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/checkpoint/trainingcheckpoint.h"
 #include "engine/util/rng.h"
 #include "engine/util/threadname.h"
 
@@ -37,6 +38,13 @@ MirroredStrategy::~MirroredStrategy() {
 
 std::string MirroredStrategy::devices() const {
     return "cpu:" + std::to_string(replicas_[0]->replica->device().threads()) + "x" + std::to_string(replicas_.size());
+}
+
+void MirroredStrategy::restore(const Checkpoint& checkpoint) {
+    for (auto& slot : replicas_) {
+        Replica& r = *slot->replica;
+        restoreTraining(checkpoint, r.model().params(), r.model().paramCount(), r.optimizer());
+    }
 }
 
 void MirroredStrategy::workerLoop(int r) {

@@ -34,6 +34,7 @@ public:
     Model& model() override { return replicas_[0]->replica->model(); }
     Optimizer& optimizer() override { return replicas_[0]->replica->optimizer(); }
     void bindThreads() override { replicas_[0]->replica->device().bindThreads(); }
+    void restore(const Checkpoint& checkpoint) override;
     StrategyStep step(const BatchView& batch, int64_t step, uint64_t stepSeed,
                       const std::function<void()>& midpoint) override;
 

@@ -1,8 +1,13 @@
 #include "engine/strategy/strategy.h"
 
+#include "engine/checkpoint/trainingcheckpoint.h"
 #include "engine/layers/softmaxcrossentropy.h"
 
 namespace trainbench::engine {
+
+void Strategy::restore(const Checkpoint& checkpoint) {
+    restoreTraining(checkpoint, model().params(), model().paramCount(), optimizer());
+}
 
 std::string SingleStrategy::devices() const { return "cpu:" + std::to_string(model_.device().threads()); }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/checkpoint/checkpoint.h"
 #include "engine/data/pipeline/inputpipeline.h"
 #include "engine/model/model.h"
 #include "engine/optim/optimizer.h"
@@ -35,6 +36,9 @@ public:
     virtual Optimizer& optimizer() = 0;
     // Call once on the training thread before the first step (thread budget, FTZ/DAZ).
     virtual void bindThreads() = 0;
+    // Puts the parameters and optimizer state of a training checkpoint into every replica this
+    // process holds. Throws CheckpointError (naming the shard and sizes) if it does not fit.
+    virtual void restore(const Checkpoint& checkpoint);
     // One synchronous step on a global batch: forward, loss, backward, gradient exchange, update.
     // `step` is 1-based; `midpoint` (may be empty) is called once the forward pass is done, when the
     // caller may prepare the next batch; the batch's rows may be overwritten.

@@ -12,6 +12,7 @@ struct StrategyConfig {
     double bucket_mb = 1.0;        // gradients are reduced in buckets of at least this (0: one per layer)
     bool overlap = true;           // reduce buckets while backward goes on (false: after it)
     double timeout_s = 30.0;       // multi_worker: a peer silent this long is lost (a dead socket fails sooner)
+    int max_restarts = 3;          // multi_worker: restarts from the last checkpoint before the job fails
 };
 
 }  // namespace trainbench::engine

@@ -1,6 +1,7 @@
 #pragma once
 // How long to train and how often to evaluate.
 #include <cstdint>
+#include <string>
 
 namespace trainbench::engine {
 
@@ -14,6 +15,8 @@ struct TrainConfig {
     bool stop_at_target = false;   // end the run when the target is reached
     int threads = 0;               // intra-op threads (0 = all cores)
     uint64_t seed = 42;            // initialisation, shuffling and dropout
+    int64_t checkpoint_every_steps = 0;  // save a checkpoint every N steps (0 = never)
+    std::string checkpoint_path;         // where (empty: checkpoints/run-<id>.ckpt next to the run store)
 };
 
 }  // namespace trainbench::engine

@@ -67,7 +67,7 @@ EvalRecord Trainer::evaluate(int64_t step, int64_t epoch) {
     return e;
 }
 
-RunSummary Trainer::run(TrainObserver& observer) {
+RunSummary Trainer::run(TrainObserver& observer, const TrainProgress* resume, const CheckpointHook& checkpoint) {
     strategy_.bindThreads();
     PipelineStats before = train_.stats();
     // What each pipeline stage did during the step just taken.
@@ -93,6 +93,15 @@ RunSummary Trainer::run(TrainObserver& observer) {
     double steadySeconds = 0.0;
     int64_t steadySamples = 0, allSamples = 0;
     int64_t step = 0, lastEvalStep = -1, currentEpoch = 0;
+    int64_t firstEpoch = 0, skipBatches = 0;
+    if (resume) {
+        s = resume->summary;
+        s.stop_reason.clear();
+        step = resume->step;
+        if (resume->evaluated_at_step) lastEvalStep = step;
+        firstEpoch = resume->epoch;
+        skipBatches = resume->batch_in_epoch;
+    }
     bool stop = false;
 
     auto evalNow = [&](int64_t epoch) {
@@ -114,9 +123,15 @@ RunSummary Trainer::run(TrainObserver& observer) {
         }
     };
 
-    for (int64_t epoch = 0; !stop && (config_.epochs == 0 || epoch < config_.epochs); ++epoch) {
+    for (int64_t epoch = firstEpoch; !stop && (config_.epochs == 0 || epoch < config_.epochs); ++epoch) {
         currentEpoch = epoch;
         train_.startEpoch(epoch);
+        int64_t batchInEpoch = 0;
+        // Resuming: the batches of this epoch trained before the checkpoint come again in the same
+        // order (same seed); skip them.
+        for (; skipBatches > 0; --skipBatches, ++batchInEpoch)
+            if (train_.next().count == 0) break;
+        skipBatches = 0;
         while (!stop) {
             if (config_.max_steps > 0 && step >= config_.max_steps) {
                 s.stop_reason = "max_steps";
@@ -127,6 +142,7 @@ RunSummary Trainer::run(TrainObserver& observer) {
             const BatchView batch = train_.next();
             const int64_t n = batch.count;
             if (n == 0) break;
+            ++batchInEpoch;
             const double inputSeconds = secondsSince(t0);
             ++step;
             StrategyStep r = strategy_.step(batch, step, deriveSeed(config_.seed, kSeedDropout, step),
@@ -161,6 +177,15 @@ RunSummary Trainer::run(TrainObserver& observer) {
             observer.onStep(rec);
 
             if (config_.eval_every_steps > 0 && step % config_.eval_every_steps == 0) evalNow(epoch);
+            if (checkpoint && config_.checkpoint_every_steps > 0 && step % config_.checkpoint_every_steps == 0) {
+                TrainProgress at;
+                at.step = step;
+                at.epoch = epoch;
+                at.batch_in_epoch = batchInEpoch;
+                at.evaluated_at_step = lastEvalStep == step;
+                at.summary = s;
+                checkpoint(at);
+            }
             if (!stop && (stopAgreed || observer.stopRequested())) {
                 s.stop_reason = "stopped";
                 stop = true;

@@ -2,6 +2,7 @@
 // The training loop: epochs or a step limit, periodic evaluation on the test set, early stop at a
 // target accuracy, with time-to-target measured on the training clock (evaluations excluded, as
 // DAWNBench does). How a step runs over devices is the strategy's business.
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -15,6 +16,16 @@
 
 namespace trainbench::engine {
 
+// Where a run stands after a step: what a checkpoint keeps besides the parameters, and what a
+// resumed run starts from.
+struct TrainProgress {
+    int64_t step = 0;            // steps done
+    int64_t epoch = 0;           // epoch of the next step
+    int64_t batch_in_epoch = 0;  // batches of that epoch already trained on
+    bool evaluated_at_step = false;  // the test set was evaluated after this step
+    RunSummary summary;          // the totals so far (train_seconds, evaluations, best accuracy, ...)
+};
+
 class Trainer {
 public:
     // `strategy`, `train` and `test` must outlive the trainer. train yields global batches.
@@ -22,7 +33,11 @@ public:
     // One device: the model and optimizer as a SingleStrategy.
     Trainer(Model& model, Optimizer& optimizer, InputPipeline& train, const EvalSet& test, const TrainConfig& config);
 
-    RunSummary run(TrainObserver& observer);
+    // `resume` (may be null) continues a run from a checkpoint's progress (parameters and optimizer
+    // state already restored): the pipeline is positioned at the same batch, the totals carry on.
+    // `checkpoint` is called every config.checkpoint_every_steps steps, after that step's records.
+    using CheckpointHook = std::function<void(const TrainProgress&)>;
+    RunSummary run(TrainObserver& observer, const TrainProgress* resume = nullptr, const CheckpointHook& checkpoint = {});
     // Loss and accuracy of the current parameters on the test set.
     EvalRecord evaluate(int64_t step, int64_t epoch);
     TrainPlan plan() const;

@@ -39,6 +39,19 @@ RunWriter::RunWriter(const std::string& path, const RunSpec& spec, RunWriterOpti
     if (!nlohmann::json::accept(spec.config_json)) {
         throw std::invalid_argument("RunSpec.config_json is not valid JSON");
     }
+    open();
+    insertRun(spec);
+    thread_ = std::thread([this] { threadMain(); });
+}
+
+RunWriter::RunWriter(const std::string& path, const ResumeRun& resume, RunWriterOptions options)
+    : path_(path), options_(options) {
+    open();
+    reopenRun(resume);
+    thread_ = std::thread([this] { threadMain(); });
+}
+
+void RunWriter::open() {
     if (path_.empty()) throw StoreError("run store path is empty");
     db_ = std::make_unique<Database>(path_, Database::Access::ReadWrite);
     // SQLite quietly opens a write-protected file read-only even when asked for read-write.
@@ -47,8 +60,34 @@ RunWriter::RunWriter(const std::string& path, const RunSpec& spec, RunWriterOpti
     }
     const SchemaState schema = Schema::prepare(*db_, true);
     if (schema.readOnly) throw StoreError("cannot record a run: " + schema.readOnlyReason);
-    insertRun(spec);
-    thread_ = std::thread([this] { threadMain(); });
+}
+
+void RunWriter::reopenRun(const ResumeRun& resume) {
+    const ProcessIdentity self = ProcessIdentity::current();
+    Transaction transaction(*db_);
+    Statement& update = db_->cached(
+        "UPDATE runs SET status = 'running', host = ?2, pid = ?3, proc_start = ?4, boot_id = ?5, ended_at = NULL, "
+        "message = NULL, steps = NULL, epochs = NULL, final_loss = NULL, final_accuracy = NULL, best_accuracy = NULL, "
+        "time_to_target = NULL, step_at_target = NULL, train_seconds = NULL, eval_seconds = NULL, throughput = NULL, "
+        "stop_reason = NULL, input_seconds = NULL, skipped_records = NULL, comm_seconds = NULL, wait_seconds = NULL "
+        "WHERE id = ?1");
+    update.bindInt(1, resume.run.value)
+        .bindText(2, std::string_view(self.host))
+        .bindInt(3, self.pid)
+        .bindInt(4, self.proc_start)
+        .bindText(5, self.boot_id);
+    update.run();
+    if (db_->changes() == 0)
+        throw StoreError(path_ + ": cannot resume run " + std::to_string(resume.run.value) + ": there is no such run");
+    // What came after the checkpoint is trained again.
+    for (const char* table : {"steps", "replica_steps", "input_stages", "evals"}) {
+        Statement& remove = db_->cached(std::string("DELETE FROM ") + table + " WHERE run_id = ?1 AND step > ?2");
+        remove.bindInt(1, resume.run.value).bindInt(2, resume.afterStep);
+        remove.run();
+    }
+    transaction.commit();
+    runId_ = resume.run;
+    lastStep_ = resume.afterStep;
 }
 
 RunWriter::~RunWriter() {

@@ -33,12 +33,22 @@ struct RunWriterOptions {
     std::size_t maxQueued = 4096;
 };
 
+// Where a restarted job picks its run up again: the run, and the last step its checkpoint holds.
+struct ResumeRun {
+    RunId run;
+    int64_t afterStep = 0;
+};
+
 class RunWriter {
 public:
     // Opens (creating and migrating if needed) the store at path and starts the run. Throws
     // StoreError if the store cannot be written (including a newer, read-only schema) and
     // std::invalid_argument if spec.config_json is not valid JSON.
     RunWriter(const std::string& path, const RunSpec& spec, RunWriterOptions options = {});
+    // Continues an existing run from its checkpoint (a job restarted after a failure): records of
+    // steps after `afterStep` are removed (they will be trained again), the row is 'running' again,
+    // owned by this process, with its summary cleared. Throws StoreError if there is no such run.
+    RunWriter(const std::string& path, const ResumeRun& resume, RunWriterOptions options = {});
     // Without finish(): commits what is queued and marks the run 'failed' ("ended without a final
     // status"). Callers that know better call finish() themselves. Never throws.
     ~RunWriter();
@@ -81,7 +91,9 @@ private:
         std::vector<std::pair<std::string, std::string>> attributes;
     };
 
+    void open();
     void insertRun(const RunSpec& spec);
+    void reopenRun(const ResumeRun& resume);
     void threadMain();
     void write(const Batch& batch, const Final* final);
     void stop(Final final);

@@ -144,3 +144,60 @@ TEST(CliMultiWorker, WorkerNeedsTfConfigAndToken) {
     EXPECT_NE(noToken.err.find("TRAINBENCH_JOB_TOKEN is not set"), std::string::npos) << noToken.err;
     ::unsetenv("TF_CONFIG");
 }
+
+// A worker killed mid-run: the job restarts every task from the last checkpoint, the run continues
+// as the same run, no more steps than the checkpoint interval are trained twice, and the result is
+// the uninterrupted job's, loss for loss.
+TEST(CliMultiWorker, AKilledWorkerIsRestartedFromTheCheckpoint) {
+    TempDir tmp;
+    const std::string db = (tmp.path / "runs.db").string();
+    const std::string strategy = "\"type\": \"multi_worker\", \"replicas\": 2, \"threads_per_replica\": 1";
+    auto clean = runCli({"run", writeExperiment(tmp.path, "clean", 64, 150, strategy), "--db", db, "-q", "--set",
+                         "train.checkpoint_every_steps=20"},
+                        tmp.path);
+    ASSERT_EQ(clean.exitCode, 0) << clean.err;
+    const auto reference = stepsOf(db, "clean");
+    ASSERT_EQ(reference.size(), 150u);
+
+    const std::string x = writeExperiment(tmp.path, "restarted", 64, 150, strategy);
+    CliProcess job({"run", x, "--db", db, "-q", "--set", "train.checkpoint_every_steps=20"}, tmp.path);
+    pid_t workerPid = -1;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < deadline && workerPid < 0) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        if (stepsOf(db, "restarted").size() < 50) continue;
+        for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+            std::ifstream env(entry.path() / "environ");
+            std::string all((std::istreambuf_iterator<char>(env)), std::istreambuf_iterator<char>());
+            if (all.find("\"type\":\"worker\"") == std::string::npos) continue;
+            std::ifstream cmd(entry.path() / "cmdline");
+            std::string cl((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
+            if (cl.find(x) != std::string::npos) workerPid = std::stoi(entry.path().filename().string());
+        }
+    }
+    ASSERT_GT(workerPid, 0) << "no worker process found";
+    ::kill(workerPid, SIGKILL);
+    const auto result = job.wait();
+    ASSERT_EQ(result.exitCode, 0) << result.err;
+    EXPECT_NE(result.err.find("restarting every task from the last checkpoint"), std::string::npos) << result.err;
+
+    auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
+    const auto row = store.findRun("restarted");
+    ASSERT_TRUE(row);
+    EXPECT_EQ(row->status, profiler::RunStatus::Completed);
+    EXPECT_EQ(store.listRuns().size(), 2u) << "the restarted job continues its run";
+    const auto steps = store.steps(row->id);
+    ASSERT_EQ(steps.size(), reference.size());
+    for (size_t i = 0; i < steps.size(); ++i) {
+        EXPECT_EQ(steps[i].step, static_cast<int64_t>(i + 1));
+        EXPECT_EQ(steps[i].loss, reference[i].loss) << "step " << i + 1;
+    }
+    int64_t restarts = 0, resumedFrom = -1;
+    for (const auto& [key, value] : store.attributes(row->id)) {
+        if (key == "job.restarts") restarts = std::stoll(value);
+        if (key == "job.resumed_from_step") resumedFrom = std::stoll(value);
+    }
+    EXPECT_EQ(restarts, 1);
+    EXPECT_EQ(resumedFrom % 20, 0);
+    EXPECT_GE(resumedFrom, 40) << "killed after step 50: at most one interval (20 steps) is lost";
+}
