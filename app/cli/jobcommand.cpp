@@ -101,7 +101,10 @@ Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overri
     std::vector<Task> tasks(static_cast<size_t>(workers));
     auto stopAll = [&](int sig) {
         for (Task& t : tasks)
-            if (!t.done && t.pid > 0) ::kill(t.pid, sig);
+            if (!t.done && t.pid > 0) {
+                ::kill(t.pid, sig);
+                if (sig == SIGTERM) ::kill(t.pid, SIGCONT);  // a stopped (SIGSTOP) task must wake to end
+            }
     };
     for (int r = 0; r < workers; ++r) {
         engine::ClusterSpec mine = spec;

@@ -201,3 +201,43 @@ TEST(CliMultiWorker, AKilledWorkerIsRestartedFromTheCheckpoint) {
     EXPECT_EQ(resumedFrom % 20, 0);
     EXPECT_GE(resumedFrom, 40) << "killed after step 50: at most one interval (20 steps) is lost";
 }
+
+// A worker that hangs (SIGSTOP) is noticed after strategy.timeout_s; with no restarts left the job
+// fails naming the step and the operation that timed out.
+TEST(CliMultiWorker, AHungWorkerIsNoticedAfterTheTimeout) {
+    TempDir tmp;
+    const std::string db = (tmp.path / "runs.db").string();
+    const std::string x = writeExperiment(tmp.path, "hung", 64, 100000,
+                                          "\"type\": \"multi_worker\", \"replicas\": 2, \"timeout_s\": 3, "
+                                          "\"max_restarts\": 0");
+    CliProcess job({"run", x, "--db", db, "-q", "--set", "data.train_limit=6400"}, tmp.path);
+    pid_t workerPid = -1;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < deadline && workerPid < 0) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        if (stepsOf(db, "hung").size() < 5) continue;
+        for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+            std::ifstream env(entry.path() / "environ");
+            std::string all((std::istreambuf_iterator<char>(env)), std::istreambuf_iterator<char>());
+            if (all.find("\"type\":\"worker\"") == std::string::npos) continue;
+            std::ifstream cmd(entry.path() / "cmdline");
+            std::string cl((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
+            if (cl.find(x) != std::string::npos) workerPid = std::stoi(entry.path().filename().string());
+        }
+    }
+    ASSERT_GT(workerPid, 0) << "no worker process found";
+    const auto stoppedAt = std::chrono::steady_clock::now();
+    ::kill(workerPid, SIGSTOP);
+    const auto result = job.wait();
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - stoppedAt).count();
+    EXPECT_EQ(result.exitCode, 1) << result.err;
+    EXPECT_GE(took, 2.5) << "not before the timeout";
+    EXPECT_LT(took, 20.0) << "timeout 3 s, then the others are ended";
+    auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
+    const auto row = store.findRun("hung");
+    ASSERT_TRUE(row && row->message);
+    EXPECT_EQ(row->status, profiler::RunStatus::Failed);
+    EXPECT_NE(row->message->find("step "), std::string::npos) << *row->message;
+    EXPECT_NE(row->message->find("timeout 3000 ms"), std::string::npos) << *row->message;
+    EXPECT_NE(result.err.find("multi_worker job failed"), std::string::npos) << result.err;
+}
