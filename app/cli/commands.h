@@ -28,6 +28,17 @@ struct Experiment;
 namespace trainbench::cli {
 // Starts strategy.replicas worker processes of `trainbench-cli worker` on loopback and waits for them.
 int launchLocalJob(const RunArgs& args, const app::Experiment& experiment, const StopSignals& signals);
+struct LaunchScriptArgs {
+    std::string file;
+    std::vector<std::string> overrides;
+    bool slurm = false, kubeflow = false;
+    int workers = 0;              // 0: strategy.replicas
+    int port = 2222;              // TFJob's default port
+    std::string db = "runs.db";   // where the chief records, on its host
+    std::string image = "trainbench:latest";
+    std::string output;           // empty: stdout
+};
+int launchScriptCommand(const LaunchScriptArgs& args);
 int validateCommand(const std::string& file, const std::vector<std::string>& overrides);
 
 int runsCommand(const std::string& db, const std::string& status, int limit);

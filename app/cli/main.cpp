@@ -30,6 +30,20 @@ int main(int argc, char** argv) {
     workerCmd->add_option("--set", worker.overrides, "Override a key (repeatable)")->allow_extra_args(false);
     workerCmd->add_flag("-q,--quiet", worker.quiet, "No progress output");
 
+    cli::LaunchScriptArgs ls;
+    auto* lsCmd = app.add_subcommand("launch-script",
+                                     "Write a Slurm batch script or a Kubeflow TFJob manifest for a multi_worker job");
+    lsCmd->add_option("file", ls.file, "Experiment file (JSON) with strategy.type multi_worker")->required();
+    auto* slurmFlag = lsCmd->add_flag("--slurm", ls.slurm, "A Slurm batch script (sbatch), one task per node");
+    auto* kfFlag = lsCmd->add_flag("--kubeflow", ls.kubeflow, "A Kubeflow TFJob manifest with a Secret for the token");
+    slurmFlag->excludes(kfFlag);
+    lsCmd->add_option("--workers", ls.workers, "Tasks (default: strategy.replicas)")->check(CLI::Range(1, 4096));
+    lsCmd->add_option("--port", ls.port, "Port of every task (default 2222, TFJob's)")->check(CLI::Range(1, 65535));
+    lsCmd->add_option("--db", ls.db, "Run store the chief records in, on its host")->default_str(ls.db);
+    lsCmd->add_option("--image", ls.image, "Kubeflow: container image with trainbench-cli")->default_str(ls.image);
+    lsCmd->add_option("--set", ls.overrides, "Override a key (repeatable)")->allow_extra_args(false);
+    lsCmd->add_option("-o,--output", ls.output, "Write to this file instead of standard output");
+
     std::string validateFile;
     std::vector<std::string> validateOverrides;
     auto* validateCmd = app.add_subcommand("validate", "Check an experiment file without running it");
@@ -93,6 +107,13 @@ int main(int argc, char** argv) {
 
     if (*runCmd) return cli::runCommand(run, signals);
     if (*workerCmd) return cli::workerCommand(worker, signals);
+    if (*lsCmd) {
+        if (!ls.slurm && !ls.kubeflow) {
+            std::fprintf(stderr, "launch-script: say --slurm or --kubeflow\n");
+            return cli::kExitUsage;
+        }
+        return cli::launchScriptCommand(ls);
+    }
     if (*validateCmd) return cli::validateCommand(validateFile, validateOverrides);
     if (*runsCmd) return cli::runsCommand(db, status, limit);
     if (*showCmd) return cli::showCommand(db, showRun);

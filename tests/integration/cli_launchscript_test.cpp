@@ -1,0 +1,96 @@
+// launch-script: the Slurm batch script runs a real two-task job (with stand-ins for scontrol and
+// srun that start the tasks on this machine), and the Kubeflow manifest has the TFJob's shape.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "profiler/store/runstore.h"
+#include "tests/integration/clirunner.h"
+
+using namespace trainbench;
+using trainbench::testing::runCli;
+using trainbench::testing::TempDir;
+
+namespace {
+
+void writeExecutable(const std::filesystem::path& p, const std::string& text) {
+    std::ofstream(p) << text;
+    ::chmod(p.c_str(), 0755);
+}
+
+std::string experiment(const std::filesystem::path& dir) {
+    const auto path = dir / "job.json";
+    std::ofstream(path) << R"({"name": "Slurm Job", "data": {"train_limit": 1280, "test_limit": 200},
+        "model": {"preset": "logreg"}, "train": {"batch_size": 64, "epochs": 1, "eval_at_epoch_end": true},
+        "strategy": {"type": "multi_worker", "replicas": 2, "threads_per_replica": 1, "timeout_s": 20}})";
+    return path.string();
+}
+
+}  // namespace
+
+TEST(CliLaunchScript, TheSlurmScriptRunsTheJob) {
+    TempDir tmp;
+    const std::string script = (tmp.path / "job.sbatch").string();
+    const std::string db = (tmp.path / "runs.db").string();
+    auto gen = runCli({"launch-script", experiment(tmp.path), "--slurm", "--db", db, "--port", "0", "-o", script},
+                      tmp.path);
+    // Port 0 is refused: every task needs a known port.
+    EXPECT_EQ(gen.exitCode, 2) << gen.err;
+    gen = runCli({"launch-script", experiment(tmp.path), "--slurm", "--db", db, "--port", "29517", "-o", script}, tmp.path);
+    ASSERT_EQ(gen.exitCode, 0) << gen.err;
+    EXPECT_NE(gen.err.find("Slurm batch script, 2 task(s)"), std::string::npos) << gen.err;
+
+    // Stand-ins: two "nodes" on this machine under two loopback names, and an srun that starts one
+    // copy of its command per node with SLURM_PROCID set, as Slurm does.
+    const auto bin = tmp.path / "bin";
+    std::filesystem::create_directories(bin);
+    writeExecutable(bin / "scontrol", "#!/bin/bash\necho 127.0.0.1\necho localhost\n");
+    writeExecutable(bin / "srun",
+                    "#!/bin/bash\nwhile [[ $1 == --* ]]; do shift; done\npids=()\n"
+                    "for i in 0 1; do SLURM_PROCID=$i \"$@\" & pids+=($!); done\n"
+                    "rc=0; for p in \"${pids[@]}\"; do wait $p || rc=1; done; exit $rc\n");
+    std::filesystem::create_symlink(TRAINBENCH_CLI_PATH, bin / "trainbench-cli");
+    const std::string command = "cd " + tmp.path.string() + " && PATH=" + bin.string() +
+                                ":$PATH SLURM_JOB_NODELIST=node[1-2] bash " + script + " > slurm.out 2>&1";
+    const int rc = std::system(command.c_str());
+    EXPECT_EQ(rc, 0) << trainbench::testing::readAll(tmp.path / "slurm.out");
+
+    auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
+    const auto runs = store.listRuns();
+    ASSERT_EQ(runs.size(), 1u) << "the chief records the job once";
+    EXPECT_EQ(runs[0].status, profiler::RunStatus::Completed);
+    EXPECT_EQ(runs[0].strategy, "multi_worker");
+    EXPECT_EQ(runs[0].replicas, 2);
+    EXPECT_EQ(runs[0].steps, 20);
+    EXPECT_EQ(store.replicaSteps(runs[0].id).size(), 40u);
+}
+
+TEST(CliLaunchScript, TheKubeflowManifestIsATfJobWithATokenSecret) {
+    TempDir tmp;
+    auto gen = runCli({"launch-script", experiment(tmp.path), "--kubeflow", "--workers", "4", "--image", "registry/tb:1",
+                       "--set", "train.epochs=3"},
+                      tmp.path);
+    ASSERT_EQ(gen.exitCode, 0) << gen.err;
+    const std::string& y = gen.out;
+    for (const char* line : {"kind: Secret\n", "  name: slurm-job-token\n", "kind: TFJob\n", "  name: slurm-job\n",
+                             "    Chief:\n      replicas: 1\n", "    Worker:\n      replicas: 3\n",
+                             "              image: registry/tb:1\n", "containerPort: 2222\n",
+                             "secretKeyRef: {name: slurm-job-token, key: token}", "\"--set\", \"train.epochs=3\"]",
+                             "requests: {cpu: \"1\"}"})
+        EXPECT_NE(y.find(line), std::string::npos) << line << "\n" << y;
+    EXPECT_EQ(y.find('\t'), std::string::npos) << "YAML has no tabs";
+    // A fresh token every time.
+    auto again = runCli({"launch-script", experiment(tmp.path), "--kubeflow"}, tmp.path);
+    auto token = [](const std::string& s) { return s.substr(s.find("token: \""), 44); };
+    EXPECT_NE(token(again.out), token(y));
+
+    auto wrong = runCli({"launch-script", experiment(tmp.path), "--kubeflow", "--set", "strategy.type=mirrored"}, tmp.path);
+    EXPECT_EQ(wrong.exitCode, 2);
+    EXPECT_NE(wrong.err.find("needs 'multi_worker'"), std::string::npos) << wrong.err;
+    auto neither = runCli({"launch-script", experiment(tmp.path)}, tmp.path);
+    EXPECT_EQ(neither.exitCode, 2);
+    EXPECT_NE(neither.err.find("--slurm or --kubeflow"), std::string::npos) << neither.err;
+}
