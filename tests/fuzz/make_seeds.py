@@ -73,6 +73,14 @@ def idx(type_code, dims, data):
     return bytes([0, 0, type_code, len(dims)]) + b"".join(struct.pack(">I", d) for d in dims) + data
 
 
+def checkpoint(shards, metadata=b""):
+    """A trainbench checkpoint (docs/checkpoints.md): header, shard table, metadata, shard data."""
+    table = b"".join(struct.pack("<I", len(n)) + n + struct.pack("<QI", len(d), crc32c(d)) for n, d in shards)
+    head = b"\x89TBCKPT\n" + struct.pack("<IIQQI", 1, len(shards), len(table), len(metadata), crc32c(metadata))
+    head += struct.pack("<I", crc32c(head))
+    return head + table + struct.pack("<I", crc32c(table)) + metadata + b"".join(d for _, d in shards)
+
+
 def write(target, name, data):
     folder = os.path.join(ROOT, target)
     os.makedirs(folder, exist_ok=True)
@@ -115,6 +123,16 @@ def main():
     write("fuzz_idx", "i16_3", idx(0x0B, [3], b"\x00\x01\x00\x02\xff\xfe"))
     write("fuzz_idx", "f64_1x1x1x1", idx(0x0E, [1, 1, 1, 1], struct.pack(">d", 0.25)))
     write("fuzz_idx", "too_short", idx(0x08, [4, 4], bytes(10)))
+    params = struct.pack("<4f", 0.5, -1.0, 0.0, 2.0)
+    ck = checkpoint([(b"params", params), (b"optimizer.state", b"adam.m\nadam.v"), (b"adam.m", params),
+                     (b"adam.v", bytes(16))], b'{"run_id": 1, "step": 20}')
+    write("fuzz_checkpoint", "adam", ck)
+    write("fuzz_checkpoint", "empty", checkpoint([]))
+    write("fuzz_checkpoint", "empty_shard", checkpoint([(b"w", b"")], b"{}"))
+    write("fuzz_checkpoint", "truncated", ck[:60])
+    broken = bytearray(ck)
+    broken[-3] ^= 0x04  # inside the last shard
+    write("fuzz_checkpoint", "shard_crc_mismatch", bytes(broken))
     write("fuzz_idx", "gzip_cut", gzip.compress(idx(0x08, [8, 8], bytes(range(64))), mtime=0)[:30])
 
 

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "profiler/store/runstore.h"
+#include "profiler/store/storeerror.h"
 #include "tests/integration/clirunner.h"
 
 using namespace trainbench;
@@ -32,11 +33,17 @@ std::string writeExperiment(const std::filesystem::path& dir, const std::string&
     return path.string();
 }
 
+// The run's committed steps; none while the job has not created the store yet.
 std::vector<engine::StepRecord> stepsOf(const std::string& db, const std::string& name) {
-    auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
-    const auto row = store.findRun(name);
-    if (!row) return {};
-    return store.steps(row->id);
+    if (!std::filesystem::exists(db)) return {};
+    try {
+        auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
+        const auto row = store.findRun(name);
+        if (!row) return {};
+        return store.steps(row->id);
+    } catch (const profiler::StoreError&) {
+        return {};  // created but not yet set up by the chief
+    }
 }
 
 }  // namespace
