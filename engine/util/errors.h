@@ -33,6 +33,14 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// A message on a trainbench connection that breaks the protocol: bad magic, another version, an
+// unknown type, a length over the cap, a truncated frame or payload. The connection is closed.
+// Messages say what was wrong and at which byte offset of the stream.
+class ProtocolError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 // A model that cannot be built for its input (e.g. a kernel larger than the image).
 class ModelError : public std::runtime_error {
 public:

@@ -81,6 +81,11 @@ def checkpoint(shards, metadata=b""):
     return head + table + struct.pack("<I", crc32c(table)) + metadata + b"".join(d for _, d in shards)
 
 
+def ps_frame(kind, payload):
+    """A frame of the parameter-server protocol (engine/strategy/framing.h)."""
+    return struct.pack("<IHHQ", 0x53504254, 1, kind, len(payload)) + payload
+
+
 def write(target, name, data):
     folder = os.path.join(ROOT, target)
     os.makedirs(folder, exist_ok=True)
@@ -133,6 +138,12 @@ def main():
     broken = bytearray(ck)
     broken[-3] ^= 0x04  # inside the last shard
     write("fuzz_checkpoint", "shard_crc_mismatch", bytes(broken))
+    # fuzz_framing: the first byte picks the piece size the stream is fed in.
+    push = struct.pack("<IQ", 3, 12) + struct.pack("<Q", 2) + struct.pack("<2f", 0.5, -0.25)
+    write("fuzz_framing", "three_frames", b"\x05" + ps_frame(1, b"") + ps_frame(5, push) + ps_frame(8, b"\x02\x00\x00\x00ok"))
+    write("fuzz_framing", "truncated", b"\x02" + ps_frame(5, push)[:-3])
+    write("fuzz_framing", "wrong_version", b"\x01" + struct.pack("<IHHQ", 0x53504254, 2, 1, 0))
+    write("fuzz_framing", "too_long", b"\x07" + struct.pack("<IHHQ", 0x53504254, 1, 4, 1 << 20))
     write("fuzz_idx", "gzip_cut", gzip.compress(idx(0x08, [8, 8], bytes(range(64))), mtime=0)[:30])
 
 
