@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "engine/util/littleendian.h"
+
 namespace trainbench::engine::checkpointformat {
 
 // 0x89 (not ASCII, so a text file never matches), "TBCKPT", and a newline that a line-ending
@@ -29,20 +31,5 @@ constexpr size_t kCrcBytes = 4;
 // A table entry without its name: u32 name length, u64 data length, u32 CRC.
 constexpr size_t kEntryFixedBytes = 16;
 constexpr size_t kMaxNameBytes = 4096;
-
-inline uint64_t load64(const uint8_t* p) {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
-    return v;
-}
-inline uint32_t load32(const uint8_t* p) {
-    return uint32_t{p[0]} | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 24);
-}
-inline void store64(uint8_t* p, uint64_t v) {
-    for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
-inline void store32(uint8_t* p, uint32_t v) {
-    for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
 
 }  // namespace trainbench::engine::checkpointformat

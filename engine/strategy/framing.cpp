@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "engine/util/errors.h"
+#include "engine/util/littleendian.h"
 
 namespace trainbench::engine::framing {
 
@@ -13,13 +14,6 @@ namespace {
 template <class T>
 void put(std::string& out, T v) {
     for (size_t i = 0; i < sizeof(T); ++i) out += static_cast<char>(static_cast<uint64_t>(v) >> (8 * i));
-}
-
-template <class T>
-T get(const uint8_t* p) {
-    uint64_t v = 0;
-    for (size_t i = 0; i < sizeof(T); ++i) v |= uint64_t{p[i]} << (8 * i);
-    return static_cast<T>(v);
 }
 
 std::string hex32(uint32_t v) {
@@ -58,16 +52,16 @@ void FrameDecoder::feed(const uint8_t* data, size_t n, std::vector<Frame>& out) 
             offset_ += take;
             if (headerHave_ < kHeaderBytes) return;
             const std::string at = " at byte offset " + std::to_string(frameStart_);
-            const uint32_t magic = get<uint32_t>(header_);
+            const uint32_t magic = load32(header_);
             if (magic != kMagic)
                 fail("bad magic " + hex32(magic) + at + " (expected " + hex32(kMagic) + ": not a trainbench message)");
-            const uint16_t version = get<uint16_t>(header_ + 4);
+            const uint16_t version = load16(header_ + 4);
             if (version != kVersion)
                 fail("protocol version " + std::to_string(version) + at + " (this build speaks version " +
                      std::to_string(kVersion) + ")");
-            const uint16_t type = get<uint16_t>(header_ + 6);
+            const uint16_t type = load16(header_ + 6);
             if (type == 0 || type > kMaxType) fail("unknown message type " + std::to_string(type) + at);
-            const uint64_t length = get<uint64_t>(header_ + 8);
+            const uint64_t length = load64(header_ + 8);
             if (length > maxPayload_)
                 fail("message of type " + std::to_string(type) + at + " says " + std::to_string(length) +
                      " payload bytes, more than the " + std::to_string(maxPayload_) + " allowed");
@@ -139,8 +133,8 @@ const uint8_t* PayloadReader::take(size_t n, const char* field) {
     return at;
 }
 
-uint32_t PayloadReader::u32(const char* field) { return get<uint32_t>(take(4, field)); }
-uint64_t PayloadReader::u64(const char* field) { return get<uint64_t>(take(8, field)); }
+uint32_t PayloadReader::u32(const char* field) { return load32(take(4, field)); }
+uint64_t PayloadReader::u64(const char* field) { return load64(take(8, field)); }
 double PayloadReader::f64(const char* field) {
     const uint64_t bits = u64(field);
     double v;

@@ -18,8 +18,7 @@ std::vector<GradientSync::Bucket> GradientSync::plan(const std::vector<Span>& sp
     for (size_t i = 0; i < spans.size(); ++i) {
         const auto [offset, count] = spans[i];
         if (i > 0) {
-            const auto [prevOffset, prevCount] = spans[i - 1];
-            (void)prevCount;
+            const int64_t prevOffset = spans[i - 1].first;
             if (offset + count != prevOffset)
                 throw std::invalid_argument("gradient span " + std::to_string(i) + " at " + std::to_string(offset) +
                                             " does not end where the previous one begins (" +

@@ -4,24 +4,9 @@
 #include <cstring>
 
 #include "engine/util/errors.h"
+#include "engine/util/littleendian.h"
 
 namespace trainbench::engine::storewire {
-
-namespace {
-
-void putU32(uint8_t* p, uint32_t v) {
-    for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
-void putU16(uint8_t* p, uint16_t v) {
-    p[0] = static_cast<uint8_t>(v);
-    p[1] = static_cast<uint8_t>(v >> 8);
-}
-uint32_t getU32(const uint8_t* p) {
-    return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
-}
-uint16_t getU16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | p[1] << 8); }
-
-}  // namespace
 
 const char* messageTypeName(uint16_t type) {
     switch (static_cast<MessageType>(type)) {
@@ -40,24 +25,24 @@ const char* messageTypeName(uint16_t type) {
 bool isRequest(uint16_t type) { return type >= 1 && type <= 4; }
 
 void encodeHeader(uint8_t* out, MessageType type, uint32_t length) {
-    putU32(out, kMagic);
-    putU16(out + 4, kVersion);
-    putU16(out + 6, static_cast<uint16_t>(type));
-    putU32(out + 8, length);
+    store32(out, kMagic);
+    store16(out + 4, kVersion);
+    store16(out + 6, static_cast<uint16_t>(type));
+    store32(out + 8, length);
 }
 
-bool hasOurMagic(const uint8_t* in) { return getU32(in) == kMagic; }
+bool hasOurMagic(const uint8_t* in) { return load32(in) == kMagic; }
 
 std::string checkHeader(const uint8_t* in, uint32_t maxPayload, Header* out) {
-    const uint32_t magic = getU32(in);
+    const uint32_t magic = load32(in);
     if (magic != kMagic) {
         char hex[9] = {};
         std::to_chars(hex, hex + 8, magic, 16);
         return std::string("bad magic 0x") + hex + " (not a trainbench rendezvous message)";
     }
-    out->version = getU16(in + 4);
-    out->type = getU16(in + 6);
-    out->length = getU32(in + 8);
+    out->version = load16(in + 4);
+    out->type = load16(in + 6);
+    out->length = load32(in + 8);
     if (out->version != kVersion)
         return "protocol version " + std::to_string(out->version) + " (this side speaks " +
                std::to_string(kVersion) + ")";
@@ -69,7 +54,7 @@ std::string checkHeader(const uint8_t* in, uint32_t maxPayload, Header* out) {
 
 PayloadWriter& PayloadWriter::u32(uint32_t v) {
     uint8_t b[4];
-    putU32(b, v);
+    store32(b, v);
     buf_.append(reinterpret_cast<const char*>(b), 4);
     return *this;
 }
@@ -87,14 +72,14 @@ PayloadWriter& PayloadWriter::bytes(const void* p, size_t n) {
 
 bool PayloadReader::u32(uint32_t* v) {
     if (end_ - p_ < 4) return false;
-    *v = getU32(p_);
+    *v = load32(p_);
     p_ += 4;
     return true;
 }
 
 bool PayloadReader::str(std::string* s, uint32_t maxBytes) {
     if (end_ - p_ < 4) return false;
-    const uint32_t n = getU32(p_);
+    const uint32_t n = load32(p_);
     if (n > maxBytes || static_cast<size_t>(end_ - p_ - 4) < n) return false;
     s->assign(reinterpret_cast<const char*>(p_ + 4), n);
     p_ += 4 + n;

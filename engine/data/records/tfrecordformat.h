@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "engine/util/littleendian.h"
+
 namespace trainbench::engine::tfrecord {
 
 constexpr size_t kHeaderBytes = 12;  // u64 length, u32 masked CRC of the length
@@ -17,20 +19,5 @@ constexpr size_t kMaxZlibPiece = size_t{1} << 30;
 // No real record comes near this (protobuf messages stop at 2 GiB); a larger length is corruption,
 // and refusing it keeps a zlib stream from inflating a bomb into one record.
 constexpr uint64_t kMaxRecordBytes = uint64_t{1} << 30;
-
-inline uint64_t load64(const uint8_t* p) {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
-    return v;
-}
-inline uint32_t load32(const uint8_t* p) {
-    return uint32_t{p[0]} | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 24);
-}
-inline void store64(uint8_t* p, uint64_t v) {
-    for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
-inline void store32(uint8_t* p, uint32_t v) {
-    for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
 
 }  // namespace trainbench::engine::tfrecord
