@@ -121,6 +121,12 @@ PayloadWriter& PayloadWriter::floats(const float* p, uint64_t n) {
     return *this;
 }
 
+PayloadWriter& PayloadWriter::int32s(const int32_t* p, uint64_t n) {
+    u64(n);
+    buf_.append(reinterpret_cast<const char*>(p), static_cast<size_t>(n) * sizeof(int32_t));  // little-endian host
+    return *this;
+}
+
 PayloadReader::PayloadReader(const Frame& frame, const char* typeName)
     : p_(frame.payload.data()), end_(frame.payload.data() + frame.payload.size()), typeName_(typeName) {}
 
@@ -151,17 +157,26 @@ std::string PayloadReader::str(const char* field, uint32_t maxBytes) {
     return std::string(reinterpret_cast<const char*>(p), n);
 }
 
-void PayloadReader::floats(const char* field, std::vector<float>& out, int64_t expected) {
+template <class T>
+void PayloadReader::array(const char* field, const char* what, std::vector<T>& out, int64_t expected) {
     const uint64_t n = u64(field);
     if (expected >= 0 && n != static_cast<uint64_t>(expected))
         throw ProtocolError(typeName_ + " message: field '" + field + "' has " + std::to_string(n) + " values, " +
                             std::to_string(expected) + " expected");
-    if (n > static_cast<uint64_t>(end_ - p_) / sizeof(float))
-        throw ProtocolError(typeName_ + " message: field '" + field + "' says " + std::to_string(n) + " floats, " +
-                            std::to_string(end_ - p_) + " bytes are left");
-    const uint8_t* p = take(static_cast<size_t>(n) * sizeof(float), field);
+    if (n > static_cast<uint64_t>(end_ - p_) / sizeof(T))
+        throw ProtocolError(typeName_ + " message: field '" + field + "' says " + std::to_string(n) + " " + what +
+                            ", " + std::to_string(end_ - p_) + " bytes are left");
+    const uint8_t* p = take(static_cast<size_t>(n) * sizeof(T), field);
     out.resize(static_cast<size_t>(n));
-    if (n) std::memcpy(out.data(), p, static_cast<size_t>(n) * sizeof(float));
+    if (n) std::memcpy(out.data(), p, static_cast<size_t>(n) * sizeof(T));
+}
+
+void PayloadReader::floats(const char* field, std::vector<float>& out, int64_t expected) {
+    array(field, "floats", out, expected);
+}
+
+void PayloadReader::int32s(const char* field, std::vector<int32_t>& out, int64_t expected) {
+    array(field, "int32 values", out, expected);
 }
 
 void PayloadReader::end() {

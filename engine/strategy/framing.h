@@ -64,6 +64,7 @@ public:
     PayloadWriter& f64(double v);
     PayloadWriter& str(std::string_view s);                // u32 length + bytes
     PayloadWriter& floats(const float* p, uint64_t n);     // u64 count + n float32
+    PayloadWriter& int32s(const int32_t* p, uint64_t n);   // u64 count + n int32
     const std::string& data() const { return buf_; }
 
 private:
@@ -81,11 +82,14 @@ public:
     std::string str(const char* field, uint32_t maxBytes);
     // Reads a float array into `out` (resized); `expected` (if not -1) must equal its count.
     void floats(const char* field, std::vector<float>& out, int64_t expected = -1);
+    void int32s(const char* field, std::vector<int32_t>& out, int64_t expected = -1);
     // Throws if bytes are left over (a message from a newer or broken peer).
     void end();
 
 private:
     const uint8_t* take(size_t n, const char* field);
+    template <class T>
+    void array(const char* field, const char* what, std::vector<T>& out, int64_t expected);
     const uint8_t* p_;
     const uint8_t* end_;
     std::string typeName_;

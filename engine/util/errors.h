@@ -41,6 +41,14 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// A peer of a multi-process job that went away or fell silent: the connection closed or reset, or
+// nothing arrived within the timeout. Messages name the peer (role, index, host:port) and what was
+// being done.
+class ConnectionError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 // A model that cannot be built for its input (e.g. a kernel larger than the image).
 class ModelError : public std::runtime_error {
 public:
