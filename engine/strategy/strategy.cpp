@@ -1,5 +1,7 @@
 #include "engine/strategy/strategy.h"
 
+#include <stdexcept>
+
 #include "engine/checkpoint/trainingcheckpoint.h"
 #include "engine/layers/softmaxcrossentropy.h"
 
@@ -8,6 +10,12 @@ namespace trainbench::engine {
 void Strategy::restore(const Checkpoint& checkpoint) {
     restoreTraining(checkpoint, model().params(), model().paramCount(), optimizer());
 }
+
+void Strategy::dispatch(const BatchView&, int64_t, uint64_t) {
+    throw std::logic_error(name() + " is a synchronous strategy: the trainer calls step(), not dispatch()");
+}
+
+std::vector<StrategyStep> Strategy::completed(bool) { return {}; }
 
 std::string SingleStrategy::devices() const { return "cpu:" + std::to_string(model_.device().threads()); }
 

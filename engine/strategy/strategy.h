@@ -21,6 +21,9 @@ struct StrategyStep {
     double wait_seconds = 0.0;  // mean over replicas of ReplicaStep::wait_seconds
     std::vector<ReplicaStep> replicas;  // one per replica of a data-parallel strategy; empty for single
     bool stop_requested = false;  // a process of a multi-process job asked to stop: all stop after this step
+    // Asynchronous strategies: which step finished, and the updates it made on each server.
+    int64_t step = 0;
+    std::vector<ParamUpdate> updates;
 };
 
 class Strategy {
@@ -42,8 +45,25 @@ public:
     // One synchronous step on a global batch: forward, loss, backward, gradient exchange, update.
     // `step` is 1-based; `midpoint` (may be empty) is called once the forward pass is done, when the
     // caller may prepare the next batch; the batch's rows may be overwritten.
+    // Synchronous strategies only.
     virtual StrategyStep step(const BatchView& batch, int64_t step, uint64_t stepSeed,
                               const std::function<void()>& midpoint) = 0;
+
+    // Asynchronous strategies (parameter_server) train several steps at once on different workers:
+    // the trainer hands each batch over with dispatch() and learns which steps finished from
+    // completed(). Their step() is not used.
+    virtual bool asynchronous() const { return false; }
+    // Hands a copy of the batch to a free worker; blocks while every worker is busy. Throws when the
+    // job cannot go on (no worker left, a parameter server lost), naming what failed and the step.
+    virtual void dispatch(const BatchView& batch, int64_t step, uint64_t stepSeed);
+    // Steps finished since the last call, in the order they finished; with `all`, first waits until
+    // every dispatched step has finished.
+    virtual std::vector<StrategyStep> completed(bool all);
+    // Before an evaluation (and, with `optimizerToo`, a checkpoint): makes model() (and optimizer())
+    // hold the current parameters (and optimizer state) where those live elsewhere.
+    virtual void fetchState(bool optimizerToo) { (void)optimizerToo; }
+    // The run is over: tasks that serve the strategy (parameter servers, workers) are told to exit.
+    virtual void finish() {}
 };
 
 // One device: the model and optimizer given (not owned). Each layer is updated as soon as its

@@ -5,14 +5,15 @@
 namespace trainbench::engine {
 
 struct StrategyConfig {
-    std::string type = "single";   // single | mirrored | multi_worker
-    int replicas = 1;              // mirrored: replicas in this process; multi_worker: worker processes
+    std::string type = "single";   // single | mirrored | multi_worker | parameter_server
+    int replicas = 1;              // mirrored: replicas in this process; multi_worker, parameter_server: worker processes
+    int parameter_servers = 1;     // parameter_server: processes holding the variables
     int threads_per_replica = 0;   // compute threads of each replica (0: train.threads split evenly)
     std::string batch_scope = "global";  // train.batch_size is the global batch, or "per_replica"
     double bucket_mb = 1.0;        // gradients are reduced in buckets of at least this (0: one per layer)
     bool overlap = true;           // reduce buckets while backward goes on (false: after it)
-    double timeout_s = 30.0;       // multi_worker: a peer silent this long is lost (a dead socket fails sooner)
-    int max_restarts = 3;          // multi_worker: restarts from the last checkpoint before the job fails
+    double timeout_s = 30.0;       // multi-process: a peer silent this long is lost (a dead socket fails sooner)
+    int max_restarts = 3;          // multi-process: restarts from the last checkpoint before the job fails
 };
 
 }  // namespace trainbench::engine

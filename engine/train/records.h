@@ -28,6 +28,14 @@ struct ReplicaStep {
     double wait_seconds = 0.0;    // inside collectives waiting for slower replicas to arrive
 };
 
+// One update a parameter server applied for an asynchronous step (parameter_server strategy).
+struct ParamUpdate {
+    int server = 0;          // parameter server index
+    int worker = 0;          // the worker that pushed it
+    int attempt = 0;         // 0 the first time the step ran; n after n reschedulings
+    int64_t staleness = 0;   // updates the server applied between the worker's pull and this push
+};
+
 struct StepRecord {
     int64_t step = 0;           // 1-based global step
     int64_t epoch = 0;          // 0-based epoch the step belongs to
@@ -42,6 +50,7 @@ struct StepRecord {
     double comm_seconds = 0.0;  // ReplicaStep::comm_seconds, mean over replicas (0 on one device)
     double wait_seconds = 0.0;  // ReplicaStep::wait_seconds, mean over replicas
     std::vector<ReplicaStep> replicas;  // per replica; empty on one device
+    std::vector<ParamUpdate> updates;   // parameter_server: one per server; empty otherwise
 };
 
 struct EvalRecord {

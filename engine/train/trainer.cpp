@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
+#include <set>
 
 #include "engine/layers/softmaxcrossentropy.h"
 #include "engine/util/vectorkernels.h"
@@ -104,7 +106,61 @@ RunSummary Trainer::run(TrainObserver& observer, const TrainProgress* resume, co
     }
     bool stop = false;
 
+    // Records go to the observer in step order. A synchronous step is recorded as soon as it is
+    // done; an asynchronous one (dispatched to a worker) waits in `pending` until it and every
+    // earlier step have finished.
+    const bool async = strategy_.asynchronous();
+    std::map<int64_t, StepRecord> pending;
+    std::set<int64_t> finished;
+    auto emit = [&](StepRecord& rec) {
+        rec.samples_per_second = rec.step_seconds > 0 ? static_cast<double>(rec.samples) / rec.step_seconds : 0.0;
+        s.comm_seconds += rec.comm_seconds;
+        s.wait_seconds += rec.wait_seconds;
+        rec.wall_seconds = s.train_seconds;
+        allSamples += rec.samples;
+        if (rec.step > kWarmupSteps) {
+            steadySeconds += rec.step_seconds;
+            steadySamples += rec.samples;
+        }
+        s.final_loss = rec.loss;
+        s.steps = rec.step;
+        observer.onStep(rec);
+    };
+    auto absorb = [&](std::vector<StrategyStep> done) {
+        for (StrategyStep& r : done) {
+            auto it = pending.find(r.step);
+            if (it == pending.end()) continue;  // a duplicate (a rescheduled step that both workers finished)
+            StepRecord& rec = it->second;
+            rec.loss = r.loss;
+            rec.comm_seconds = r.comm_seconds;
+            rec.wait_seconds = r.wait_seconds;
+            rec.replicas = std::move(r.replicas);
+            rec.updates = std::move(r.updates);
+            finished.insert(r.step);
+        }
+        while (!pending.empty() && finished.count(pending.begin()->first)) {
+            emit(pending.begin()->second);
+            finished.erase(pending.begin()->first);
+            pending.erase(pending.begin());
+        }
+    };
+    // Async: waits for every dispatched step, so that evaluations and checkpoints see all of them
+    // applied. The wait is training time, charged to the last step dispatched.
+    auto drain = [&] {
+        if (!async) return;
+        const auto t = Clock::now();
+        std::vector<StrategyStep> done = strategy_.completed(/*all=*/true);
+        if (!pending.empty()) {  // (with nothing pending there was nothing to wait for)
+            const double waited = secondsSince(t);
+            s.train_seconds += waited;
+            pending.rbegin()->second.step_seconds += waited;
+        }
+        absorb(std::move(done));
+    };
+
     auto evalNow = [&](int64_t epoch) {
+        drain();
+        strategy_.fetchState(/*optimizerToo=*/false);
         EvalRecord e = evaluate(step, epoch);
         e.wall_seconds = s.train_seconds;
         s.eval_seconds += e.eval_seconds;
@@ -145,39 +201,39 @@ RunSummary Trainer::run(TrainObserver& observer, const TrainProgress* resume, co
             ++batchInEpoch;
             const double inputSeconds = secondsSince(t0);
             ++step;
-            StrategyStep r = strategy_.step(batch, step, deriveSeed(config_.seed, kSeedDropout, step),
-                                            [&] { train_.stepMidpoint(); });
-
+            const uint64_t stepSeed = deriveSeed(config_.seed, kSeedDropout, step);
             StepRecord rec;
             rec.step = step;
             rec.epoch = epoch;
-            rec.loss = r.loss;
-            rec.comm_seconds = r.comm_seconds;
-            rec.wait_seconds = r.wait_seconds;
-            rec.replicas = std::move(r.replicas);
-            const bool stopAgreed = r.stop_requested;
-            s.comm_seconds += r.comm_seconds;
-            s.wait_seconds += r.wait_seconds;
-            rec.step_seconds = secondsSince(t0);
-            rec.input_seconds = inputSeconds;
-            s.input_seconds += inputSeconds;
-            stageDeltas(rec);
             rec.samples = n;
-            rec.samples_per_second = static_cast<double>(n) / rec.step_seconds;
+            rec.input_seconds = inputSeconds;
             rec.learning_rate = strategy_.optimizer().learningRate(step);
-            s.train_seconds += rec.step_seconds;
-            rec.wall_seconds = s.train_seconds;
-            allSamples += n;
-            if (step > kWarmupSteps) {
-                steadySeconds += rec.step_seconds;
-                steadySamples += n;
+            bool stopAgreed = false;
+            if (async) {
+                strategy_.dispatch(batch, step, stepSeed);
+                train_.stepMidpoint();
+            } else {
+                StrategyStep r = strategy_.step(batch, step, stepSeed, [&] { train_.stepMidpoint(); });
+                rec.loss = r.loss;
+                rec.comm_seconds = r.comm_seconds;
+                rec.wait_seconds = r.wait_seconds;
+                rec.replicas = std::move(r.replicas);
+                stopAgreed = r.stop_requested;
             }
-            s.final_loss = r.loss;
-            s.steps = step;
-            observer.onStep(rec);
+            // For an asynchronous step this is the time to hand it over (input, waiting for a free
+            // worker): the job's time per step, as the loop of a synchronous one is.
+            rec.step_seconds = secondsSince(t0);
+            s.input_seconds += inputSeconds;
+            s.train_seconds += rec.step_seconds;
+            stageDeltas(rec);
+            pending.emplace(step, std::move(rec));
+            if (!async) finished.insert(step);
+            absorb(async ? strategy_.completed(/*all=*/false) : std::vector<StrategyStep>{});
 
             if (config_.eval_every_steps > 0 && step % config_.eval_every_steps == 0) evalNow(epoch);
             if (checkpoint && config_.checkpoint_every_steps > 0 && step % config_.checkpoint_every_steps == 0) {
+                drain();
+                strategy_.fetchState(/*optimizerToo=*/true);
                 TrainProgress at;
                 at.step = step;
                 at.epoch = epoch;
@@ -195,6 +251,7 @@ RunSummary Trainer::run(TrainObserver& observer, const TrainProgress* resume, co
         s.epochs_completed = epoch + 1;
         if (config_.eval_at_epoch_end && lastEvalStep != step) evalNow(epoch);
     }
+    drain();
     if (s.stop_reason.empty()) s.stop_reason = "epochs";
     s.skipped_records = train_.stats().skipped_records;
     // A run that stopped between evaluations still reports where it ended, if it evaluates at all.

@@ -223,6 +223,23 @@ std::vector<ReplicaStepRow> RunStore::replicaSteps(RunId id) {
     return rows;
 }
 
+std::vector<PsUpdateRow> RunStore::psUpdates(RunId id) {
+    Statement& query = db_->cached(
+        "SELECT step, server, worker, attempt, staleness FROM ps_updates WHERE run_id = ?1 ORDER BY step, server");
+    Statement::ResetGuard guard(query);
+    query.bindInt(1, id.value);
+    std::vector<PsUpdateRow> rows;
+    while (query.step()) {
+        PsUpdateRow& r = rows.emplace_back();
+        r.step = query.columnInt(0);
+        r.update.server = static_cast<int>(query.columnInt(1));
+        r.update.worker = static_cast<int>(query.columnInt(2));
+        r.update.attempt = static_cast<int>(query.columnInt(3));
+        r.update.staleness = query.columnInt(4);
+    }
+    return rows;
+}
+
 std::vector<InputStageRow> RunStore::inputStages(RunId id) {
     Statement& query = db_->cached(
         "SELECT step, stage, seconds, items, bytes, fill FROM input_stages WHERE run_id = ?1 ORDER BY step, stage");

@@ -19,6 +19,12 @@ struct InputStageRow {
     engine::InputStageStep stage;
 };
 
+// One update of an asynchronous step on one parameter server (ps_updates).
+struct PsUpdateRow {
+    int64_t step = 0;
+    engine::ParamUpdate update;
+};
+
 struct ReplicaStepRow {
     int64_t step = 0;
     engine::ReplicaStep replica;
@@ -67,6 +73,8 @@ public:
     std::vector<InputStageRow> inputStages(RunId id);
     // Per-replica step breakdown (data-parallel runs), by step then rank.
     std::vector<ReplicaStepRow> replicaSteps(RunId id);
+    // parameter_server runs: every update, by step and server.
+    std::vector<PsUpdateRow> psUpdates(RunId id);
     // run_attributes, sorted by key.
     std::vector<std::pair<std::string, std::string>> attributes(RunId id);
 

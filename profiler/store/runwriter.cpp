@@ -80,7 +80,7 @@ void RunWriter::reopenRun(const ResumeRun& resume) {
     if (db_->changes() == 0)
         throw StoreError(path_ + ": cannot resume run " + std::to_string(resume.run.value) + ": there is no such run");
     // What came after the checkpoint is trained again.
-    for (const char* table : {"steps", "replica_steps", "input_stages", "evals"}) {
+    for (const char* table : {"steps", "replica_steps", "input_stages", "evals", "ps_updates"}) {
         Statement& remove = db_->cached(std::string("DELETE FROM ") + table + " WHERE run_id = ?1 AND step > ?2");
         remove.bindInt(1, resume.run.value).bindInt(2, resume.afterStep);
         remove.run();
@@ -309,6 +309,20 @@ void RunWriter::write(const Batch& batch, const Final* final) {
                     .bindDouble(6, r.comm_seconds)
                     .bindDouble(7, r.wait_seconds);
                 insertReplica.run();
+            }
+        }
+        Statement& insertUpdate = db_->cached(
+            "INSERT INTO ps_updates (run_id, step, server, worker, attempt, staleness) "
+            "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+        for (const engine::StepRecord& s : batch.steps) {
+            for (const engine::ParamUpdate& u : s.updates) {
+                insertUpdate.bindInt(1, runId_.value)
+                    .bindInt(2, s.step)
+                    .bindInt(3, u.server)
+                    .bindInt(4, u.worker)
+                    .bindInt(5, u.attempt)
+                    .bindInt(6, u.staleness);
+                insertUpdate.run();
             }
         }
         Statement& insertStage = db_->cached(

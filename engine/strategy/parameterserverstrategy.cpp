@@ -1,0 +1,625 @@
+#include "engine/strategy/parameterserverstrategy.h"
+
+// Boost 1.74's asio/awaitable.hpp uses std::exchange without including <utility> (fixed in 1.75).
+#include <utility>
+
+#include <boost/asio.hpp>
+
+#include <algorithm>
+#include <array>
+#include <condition_variable>
+#include <atomic>
+#include <deque>
+#include <future>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+
+#include "engine/model/model.h"
+#include "engine/optim/optimizer.h"
+#include "engine/strategy/framedclient.h"
+#include "engine/strategy/jobtoken.h"
+#include "engine/strategy/psprotocol.h"
+#include "engine/util/errors.h"
+
+namespace trainbench::engine {
+
+namespace {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+using boost::system::error_code;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::chrono::milliseconds kHelloTimeout{10'000};
+constexpr std::chrono::milliseconds kWatchdogPeriod{200};
+// Workers' Task and Result messages carry a batch; anything larger than this is not one of ours.
+constexpr uint64_t kMaxWorkerPayload = 64ull << 20;
+
+std::string seconds(std::chrono::milliseconds t) {
+    const double s = static_cast<double>(t.count()) / 1000.0;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g s", s);
+    return buf;
+}
+
+// A step on its way through the workers: the batch is kept until the step is done, so that it can
+// be handed to another worker if its own is lost.
+struct PendingTask {
+    int64_t step = 0;
+    uint64_t seed = 0;
+    int64_t rows = 0;
+    std::vector<float> x;
+    std::vector<int32_t> y;
+    uint32_t attempt = 0;
+    uint64_t session = 0;  // the worker's session while it runs the step; 0 while queued
+};
+
+}  // namespace
+
+struct ParameterServerStrategy::Impl {
+    class Session;
+
+    ParameterServerStrategyConfig config;
+    std::unique_ptr<CpuDevice> device;
+    std::unique_ptr<Model> model;
+    std::unique_ptr<Optimizer> optimizer;
+    int64_t exampleSize = 1;
+    ps::JobLayout layout;
+    std::vector<std::unique_ptr<FramedClient>> servers;
+    bool started = false;
+    bool restored = false;
+    bool finished = false;
+
+    asio::io_context io{1};
+    tcp::acceptor acceptor{io};
+    asio::steady_timer watchdog{io};
+    std::thread thread;
+
+    // Shared between the io thread and the training thread.
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::map<uint64_t, std::shared_ptr<Session>> sessions;  // workers that said Hello
+    std::deque<uint64_t> idle;                               // of those, the ones without a step
+    std::map<int64_t, PendingTask> tasks;                    // dispatched, not finished
+    std::deque<int64_t> queue;                               // of those, the ones waiting for a worker
+    std::vector<StrategyStep> results;
+    std::optional<std::string> fatal;
+    ParameterServerStats stats;
+    Clock::time_point lastWorkerSeen = Clock::now();
+    std::vector<std::string> losses;  // why workers were lost, for the error when none is left
+    uint64_t nextSession = 1;
+
+    void log(const std::string& m) const {
+        if (config.log) config.log(m);
+    }
+    std::string serverName(size_t k) const {
+        return "parameter server " + std::to_string(k) + " at " + config.servers[k].text();
+    }
+
+    // ---- io thread -------------------------------------------------------------------------
+    class Session : public std::enable_shared_from_this<Session> {
+    public:
+        Session(tcp::socket s, Impl& impl, uint64_t id)
+            : socket_(std::move(s)), impl_(impl), id_(id), decoder_(kMaxWorkerPayload) {
+            error_code ec;
+            const tcp::endpoint ep = socket_.remote_endpoint(ec);
+            peer_ = ec ? std::string("an unknown peer") : ep.address().to_string() + ":" + std::to_string(ep.port());
+            lastHeard_ = Clock::now();
+        }
+        void start() { read(); }
+        // Queues a whole frame; frames go out one after another, never two writes at once.
+        void write(std::shared_ptr<const std::string> frame) {
+            if (closed_) return;
+            writes_.push_back(std::move(frame));
+            if (writes_.size() == 1) writeNext();
+        }
+        // Says why (if `why` is not empty) and closes once that is written.
+        void refuse(const std::string& why) {
+            if (closed_) return;
+            if (!why.empty()) {
+                closeAfterWrites_ = true;
+                write(std::make_shared<const std::string>(ps::ErrorMessage{why}.encode()));
+            } else {
+                close();
+            }
+        }
+        void close() {
+            if (closed_) return;
+            closed_ = true;
+            error_code ignored;
+            socket_.shutdown(tcp::socket::shutdown_both, ignored);
+            socket_.close(ignored);
+        }
+        // Sends this frame last and closes once it is out.
+        void endWith(std::shared_ptr<const std::string> frame) {
+            if (closed_) return;
+            closeAfterWrites_ = true;
+            write(std::move(frame));
+        }
+        bool closed() const { return closed_; }
+        bool pendingWrites() const { return !writes_.empty(); }
+        bool authenticated() const { return authenticated_; }
+        int worker() const { return worker_; }
+        uint64_t id() const { return id_; }
+        const std::string& peer() const { return peer_; }
+        Clock::time_point lastHeard() const { return lastHeard_; }
+        Clock::time_point openedAt() const { return openedAt_; }
+        std::optional<int64_t> step;  // the step it runs (guarded by Impl::mutex)
+
+    private:
+        void read() {
+            socket_.async_read_some(asio::buffer(buf_), [self = shared_from_this()](error_code ec, size_t n) {
+                self->onRead(ec, n);
+            });
+        }
+        void onRead(error_code ec, size_t n) {
+            if (closed_) return;
+            if (ec) {
+                std::string why = ec == asio::error::eof ? "its connection closed" : "its connection failed: " + ec.message();
+                try {
+                    decoder_.finish();
+                } catch (const ProtocolError& e) {
+                    why += std::string(" (") + e.what() + ")";
+                }
+                close();
+                impl_.lost(*this, why);
+                return;
+            }
+            lastHeard_ = Clock::now();
+            std::vector<framing::Frame> frames;
+            try {
+                decoder_.feed(buf_.data(), n, frames);
+                for (const framing::Frame& f : frames) {
+                    handle(f);
+                    if (closed_) return;
+                }
+            } catch (const ProtocolError& e) {
+                const std::string why = std::string("broke the protocol: ") + e.what();
+                if (!authenticated_) impl_.log("coordinator: closed the connection from " + peer_ + ": it " + why);
+                refuse(why);
+                impl_.lost(*this, why);
+                return;
+            }
+            read();
+        }
+        void handle(const framing::Frame& f) {
+            if (!authenticated_) {
+                const ps::Hello hello = ps::Hello::decode(f);
+                if (!sameToken(hello.token, impl_.config.token)) {
+                    impl_.log("coordinator: refused a connection from " + peer_ + ": wrong job token");
+                    refuse("wrong job token");
+                    return;
+                }
+                if (hello.role != ps::Role::Worker) {
+                    refuse("the coordinator serves workers; a " + ps::roleName(hello.role) + " said Hello");
+                    return;
+                }
+                authenticated_ = true;
+                worker_ = static_cast<int>(hello.index);
+                write(std::make_shared<const std::string>(ps::Welcome{ps::Role::Coordinator, 0}.encode()));
+                write(std::make_shared<const std::string>(impl_.layout.encode()));
+                impl_.joined(shared_from_this());
+                return;
+            }
+            switch (f.type) {
+                case ps::kHeartbeat: ps::Heartbeat::decode(f); return;
+                case ps::kResult: impl_.result(*this, ps::Result::decode(f)); return;
+                case ps::kPsLost: impl_.serverLost(*this, ps::PsLost::decode(f)); return;
+                case ps::kError: {
+                    const std::string why = ps::ErrorMessage::decode(f).message;
+                    close();
+                    impl_.workerFailed(*this, why);
+                    return;
+                }
+                default:
+                    throw ProtocolError("unexpected " + ps::messageName(f.type) + " message from a worker");
+            }
+        }
+        void writeNext() {
+            asio::async_write(socket_, asio::buffer(*writes_.front()), [self = shared_from_this()](error_code ec, size_t) {
+                if (self->closed_) return;
+                self->writes_.pop_front();
+                if (ec) {
+                    self->close();
+                    self->impl_.lost(*self, "its connection failed: " + ec.message());
+                    return;
+                }
+                if (!self->writes_.empty()) self->writeNext();
+                else if (self->closeAfterWrites_) self->close();
+            });
+        }
+
+        tcp::socket socket_;
+        Impl& impl_;
+        uint64_t id_;
+        framing::FrameDecoder decoder_;
+        std::array<uint8_t, 64 * 1024> buf_{};
+        std::deque<std::shared_ptr<const std::string>> writes_;
+        std::string peer_;
+        bool authenticated_ = false;
+        std::atomic<bool> closed_{false};  // read by the training thread too
+        bool closeAfterWrites_ = false;
+        int worker_ = -1;
+        Clock::time_point lastHeard_;
+        Clock::time_point openedAt_ = Clock::now();
+    };
+
+    void accept() {
+        acceptor.async_accept([this](error_code ec, tcp::socket s) {
+            if (ec) {
+                if (ec != asio::error::operation_aborted) accept();
+                return;
+            }
+            s.set_option(tcp::no_delay(true), ec);
+            auto session = std::make_shared<Session>(std::move(s), *this, nextSession++);
+            pendingHello.push_back(session);
+            session->start();
+            accept();
+        });
+    }
+    std::vector<std::shared_ptr<Session>> pendingHello;  // io thread only
+
+    void watch() {
+        watchdog.expires_after(kWatchdogPeriod);
+        watchdog.async_wait([this](error_code ec) {
+            if (ec) return;
+            const auto now = Clock::now();
+            std::erase_if(pendingHello, [&](const std::shared_ptr<Session>& s) {
+                if (s->closed() || s->authenticated()) return true;
+                if (now - s->openedAt() < kHelloTimeout) return false;
+                log("coordinator: closed the connection from " + s->peer() + ": no Hello within " + seconds(kHelloTimeout));
+                s->refuse("no Hello within " + seconds(kHelloTimeout));
+                return true;
+            });
+            std::vector<std::shared_ptr<Session>> silent;
+            {
+                std::lock_guard lock(mutex);
+                for (auto& [id, s] : sessions)
+                    if (now - s->lastHeard() > config.timeout) silent.push_back(s);
+            }
+            for (auto& s : silent) {
+                s->close();
+                lost(*s, "it sent nothing for " + seconds(config.timeout) + " (stopped, hung or cut off)");
+            }
+            watch();
+        });
+    }
+
+    // Hands queued steps to idle workers. With the mutex held.
+    void pump() {
+        while (!queue.empty() && !idle.empty()) {
+            const uint64_t id = idle.front();
+            idle.pop_front();
+            auto it = sessions.find(id);
+            if (it == sessions.end() || it->second->closed()) continue;
+            const int64_t step = queue.front();
+            queue.pop_front();
+            PendingTask& t = tasks.at(step);
+            t.session = id;
+            it->second->step = step;
+            auto frame = std::make_shared<const std::string>(
+                ps::Task::encode(t.step, t.attempt, t.seed, t.rows, t.x.data(), exampleSize, t.y.data()));
+            asio::post(io, [s = it->second, frame] { s->write(frame); });
+        }
+    }
+
+    void joined(const std::shared_ptr<Session>& s) {
+        std::lock_guard lock(mutex);
+        sessions[s->id()] = s;
+        idle.push_back(s->id());
+        ++stats.joined_workers;
+        lastWorkerSeen = Clock::now();
+        log("coordinator: worker " + std::to_string(s->worker()) + " joined from " + s->peer());
+        pump();
+        changed.notify_all();
+    }
+
+    // A worker is gone: its step, if it had one, goes back to the front of the queue.
+    void lost(Session& s, const std::string& why) {
+        std::lock_guard lock(mutex);
+        if (!sessions.erase(s.id())) return;  // never joined, or already counted
+        std::erase(idle, s.id());
+        ++stats.lost_workers;
+        std::string what = "worker " + std::to_string(s.worker()) + " (" + s.peer() + ") lost: " + why;
+        if (s.step) {
+            PendingTask& t = tasks.at(*s.step);
+            t.session = 0;
+            ++t.attempt;
+            queue.push_front(t.step);
+            ++stats.rescheduled_steps;
+            what += "; step " + std::to_string(t.step) + " goes to another worker (attempt " + std::to_string(t.attempt + 1) + ")";
+            s.step.reset();
+        }
+        losses.push_back(what);
+        if (!sessions.empty()) lastWorkerSeen = Clock::now();
+        log("coordinator: " + what);
+        pump();
+        changed.notify_all();
+    }
+
+    // A worker said it cannot go on (a model that does not match, ...): the others would fail the same way.
+    void workerFailed(Session& s, const std::string& why) {
+        {
+            std::lock_guard lock(mutex);
+            if (!fatal) fatal = "worker " + std::to_string(s.worker()) + " (" + s.peer() + ") failed: " + why;
+        }
+        lost(s, "it failed: " + why);
+    }
+
+    void serverLost(Session& s, const ps::PsLost& m) {
+        std::lock_guard lock(mutex);
+        const std::string name = m.server < config.servers.size() ? serverName(m.server)
+                                                                   : "parameter server " + std::to_string(m.server);
+        if (!fatal)
+            fatal = name + " is lost (reported by worker " + std::to_string(s.worker()) + " at step " +
+                    std::to_string(m.step) + "): " + m.message;
+        changed.notify_all();
+    }
+
+    void result(Session& s, const ps::Result& r) {
+        std::lock_guard lock(mutex);
+        auto it = tasks.find(r.step);
+        // A result for a step that was already given up on this worker (or finished) is dropped.
+        if (it == tasks.end() || it->second.session != s.id() || it->second.attempt != r.attempt)
+            throw ProtocolError("Result for step " + std::to_string(r.step) + " (attempt " + std::to_string(r.attempt) +
+                                "), which this worker was not running");
+        StrategyStep out;
+        out.step = r.step;
+        out.loss = r.loss;
+        out.comm_seconds = r.pull_seconds + r.push_seconds;
+        ReplicaStep rec;
+        rec.rank = s.worker();
+        rec.samples = r.samples;
+        rec.compute_seconds = r.compute_seconds;
+        rec.comm_seconds = out.comm_seconds;
+        out.replicas.push_back(rec);
+        for (size_t k = 0; k < r.staleness.size(); ++k) {
+            out.updates.push_back({static_cast<int>(k), s.worker(), static_cast<int>(r.attempt),
+                                   static_cast<int64_t>(r.staleness[k])});
+            stats.staleness.push_back(static_cast<int64_t>(r.staleness[k]));
+        }
+        results.push_back(std::move(out));
+        tasks.erase(it);
+        s.step.reset();
+        idle.push_back(s.id());
+        pump();
+        changed.notify_all();
+    }
+
+    // ---- training thread -------------------------------------------------------------------
+    // Waits (with the lock held) until `done` or a failure; throws if the job cannot go on.
+    template <class Done>
+    void waitFor(std::unique_lock<std::mutex>& lock, Done done, const std::string& what) {
+        while (true) {
+            if (fatal) throw ConnectionError(*fatal);
+            if (done()) return;
+            if (sessions.empty() && Clock::now() - lastWorkerSeen > config.timeout) {
+                std::string why = "no worker is connected to the coordinator at " + config.listen.text() + " (waited " +
+                                  seconds(config.timeout) + " " + what + ")";
+                for (const std::string& l : losses) why += "; " + l;
+                throw ConnectionError(why);
+            }
+            changed.wait_for(lock, std::chrono::milliseconds(100));
+        }
+    }
+
+    framing::Frame expect(FramedClient& c, uint16_t type, const std::string& what) {
+        framing::Frame f = c.receive(config.timeout);
+        if (f.type != type)
+            throw ProtocolError(c.peer() + ": expected " + ps::messageName(type) + " in reply to " + what + ", got " +
+                                ps::messageName(f.type));
+        return f;
+    }
+
+    // Connects to every parameter server and gives each its shard, from this model and optimizer.
+    void start(int64_t firstStep) {
+        std::vector<OptimizerStateSpan> state = optimizer->state();
+        for (size_t k = 0; k < config.servers.size(); ++k) {
+            const HostPort& hp = config.servers[k];
+            auto c = std::make_unique<FramedClient>(hp.host, hp.port, serverName(k), config.timeout);
+            c->send(ps::Hello{config.token, ps::Role::Coordinator, 0}.encode());
+            const ps::Welcome w = ps::Welcome::decode(expect(*c, ps::kWelcome, "Hello"));
+            if (w.role != ps::Role::ParameterServer || w.index != k)
+                throw ConnectionError(serverName(k) + ": answered as " + ps::roleName(w.role) + " " +
+                                      std::to_string(w.index) + " (is the cluster spec the same for every task?)");
+            ps::Init init;
+            init.server = static_cast<uint32_t>(k);
+            init.base_step = firstStep - 1;
+            init.spans = layout.shards[k];
+            const int64_t n = ps::shardSize(init.spans);
+            init.values.resize(static_cast<size_t>(n));
+            ps::gather(model->params(), init.spans, init.values.data());
+            if (restored)
+                for (const OptimizerStateSpan& s : state) {
+                    ps::StateBlock b{s.name, std::vector<float>(static_cast<size_t>(n))};
+                    ps::gather(s.values.data(), init.spans, b.values.data());
+                    init.state.push_back(std::move(b));
+                }
+            c->send(init.encode());
+            ps::InitDone::decode(expect(*c, ps::kInitDone, "Init"));
+            servers.push_back(std::move(c));
+        }
+        started = true;
+        log("coordinator: " + std::to_string(servers.size()) + " parameter server(s) hold the variables; first step " +
+            std::to_string(firstStep));
+    }
+};
+
+ParameterServerStrategy::ParameterServerStrategy(ParameterServerStrategyConfig config, int threads,
+                                                 const ModelSpec& spec, const Dims& sampleShape, int64_t numClasses,
+                                                 const OptimizerConfig& optimizer, uint64_t seed)
+    : impl_(std::make_unique<Impl>()) {
+    Impl& m = *impl_;
+    m.config = std::move(config);
+    if (m.config.servers.empty()) throw std::invalid_argument("parameter_server: the cluster spec has no ps tasks");
+    m.device = std::make_unique<CpuDevice>(threads);
+    m.model = std::make_unique<Model>(spec, sampleShape, numClasses, *m.device, seed);
+    m.optimizer = Optimizer::create(optimizer, m.model->paramCount());
+    for (int64_t d : sampleShape) m.exampleSize *= d;
+
+    std::vector<ps::Span> variables;
+    for (const auto& [offset, count] : m.model->gradientSpans()) variables.push_back({offset, count});
+    m.layout.channels = sampleShape.size() > 0 ? sampleShape[0] : 1;
+    m.layout.height = sampleShape.size() > 1 ? sampleShape[1] : 1;
+    m.layout.width = sampleShape.size() > 2 ? sampleShape[2] : 1;
+    m.layout.classes = numClasses;
+    m.layout.param_count = m.model->paramCount();
+    m.layout.heartbeat_ms = std::clamp<int64_t>(m.config.timeout.count() / 4, 50, 1000);
+    for (const HostPort& hp : m.config.servers) m.layout.servers.push_back(hp.text());
+    m.layout.shards = ps::shardVariables(variables, static_cast<int>(m.config.servers.size()));
+
+    error_code ec;
+    const auto address = asio::ip::make_address(m.config.listen.host == "localhost" ? "127.0.0.1" : m.config.listen.host, ec);
+    tcp::endpoint endpoint;
+    if (!ec) {
+        endpoint = tcp::endpoint(address, static_cast<uint16_t>(m.config.listen.port));
+    } else {
+        tcp::resolver resolver(m.io);
+        const auto found = resolver.resolve(m.config.listen.host, std::to_string(m.config.listen.port), ec);
+        if (ec || found.empty())
+            throw ConnectionError("coordinator: cannot resolve '" + m.config.listen.host + "': " + ec.message());
+        endpoint = found.begin()->endpoint();
+    }
+    m.acceptor.open(endpoint.protocol(), ec);
+    if (!ec) m.acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+    if (!ec) m.acceptor.bind(endpoint, ec);
+    if (!ec) m.acceptor.listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) throw ConnectionError("coordinator: cannot listen on " + m.config.listen.text() + ": " + ec.message());
+    m.accept();
+    m.watch();
+    m.thread = std::thread([&m] { m.io.run(); });
+}
+
+ParameterServerStrategy::~ParameterServerStrategy() {
+    Impl& m = *impl_;
+    m.io.stop();
+    if (m.thread.joinable()) m.thread.join();
+}
+
+int ParameterServerStrategy::replicas() const { return impl_->config.workers; }
+
+std::string ParameterServerStrategy::devices() const {
+    return "cpu:" + std::to_string(impl_->config.threadsPerWorker) + "x" + std::to_string(impl_->config.workers);
+}
+
+Model& ParameterServerStrategy::model() { return *impl_->model; }
+Optimizer& ParameterServerStrategy::optimizer() { return *impl_->optimizer; }
+void ParameterServerStrategy::bindThreads() { impl_->device->bindThreads(); }
+
+void ParameterServerStrategy::restore(const Checkpoint& checkpoint) {
+    Strategy::restore(checkpoint);
+    impl_->restored = true;
+}
+
+uint16_t ParameterServerStrategy::port() const { return impl_->acceptor.local_endpoint().port(); }
+
+StrategyStep ParameterServerStrategy::step(const BatchView&, int64_t, uint64_t, const std::function<void()>&) {
+    throw std::logic_error("parameter_server is asynchronous: the trainer calls dispatch() and completed()");
+}
+
+void ParameterServerStrategy::dispatch(const BatchView& batch, int64_t step, uint64_t stepSeed) {
+    Impl& m = *impl_;
+    if (!m.started) m.start(step);
+    PendingTask t;
+    t.step = step;
+    t.seed = stepSeed;
+    t.rows = batch.count;
+    t.x.assign(batch.x, batch.x + batch.count * m.exampleSize);
+    t.y.assign(batch.y, batch.y + batch.count);
+    std::unique_lock lock(m.mutex);
+    if (m.fatal) throw ConnectionError(*m.fatal);
+    m.tasks.emplace(step, std::move(t));
+    m.queue.push_back(step);
+    m.pump();
+    // Every step is with a worker before the next batch is read: at most one step per worker.
+    m.waitFor(lock, [&] { return m.queue.empty(); }, "to hand step " + std::to_string(step) + " to a worker");
+}
+
+std::vector<StrategyStep> ParameterServerStrategy::completed(bool all) {
+    Impl& m = *impl_;
+    std::unique_lock lock(m.mutex);
+    if (all) m.waitFor(lock, [&] { return m.tasks.empty(); }, "for the steps in flight");
+    else if (m.fatal) throw ConnectionError(*m.fatal);
+    std::vector<StrategyStep> out;
+    out.swap(m.results);
+    return out;
+}
+
+void ParameterServerStrategy::fetchState(bool optimizerToo) {
+    Impl& m = *impl_;
+    if (!m.started) return;  // nothing trained yet: the model holds what the servers would
+    std::vector<OptimizerStateSpan> state = optimizerToo ? m.optimizer->state() : std::vector<OptimizerStateSpan>{};
+    for (size_t k = 0; k < m.servers.size(); ++k) {
+        FramedClient& c = *m.servers[k];
+        const std::vector<ps::Span>& shard = m.layout.shards[k];
+        const int64_t n = ps::shardSize(shard);
+        try {
+            if (!optimizerToo) {
+                c.send(ps::Pull{0}.encode());
+                const ps::Params p = ps::Params::decode(m.expect(c, ps::kParams, "Pull"));
+                if (static_cast<int64_t>(p.values.size()) != n)
+                    throw ProtocolError(c.peer() + ": sent " + std::to_string(p.values.size()) + " values for a shard of " +
+                                        std::to_string(n));
+                ps::scatter(p.values.data(), shard, m.model->params());
+                continue;
+            }
+            c.send(ps::GetState{}.encode());
+            const ps::State st = ps::State::decode(m.expect(c, ps::kState, "GetState"));
+            if (static_cast<int64_t>(st.values.size()) != n)
+                throw ProtocolError(c.peer() + ": sent " + std::to_string(st.values.size()) + " values for a shard of " +
+                                    std::to_string(n));
+            ps::scatter(st.values.data(), shard, m.model->params());
+            for (const OptimizerStateSpan& s : state) {
+                auto it = std::find_if(st.state.begin(), st.state.end(), [&](const ps::StateBlock& b) { return b.name == s.name; });
+                if (it == st.state.end()) throw ProtocolError(c.peer() + ": its optimizer state has no '" + s.name + "'");
+                ps::scatter(it->values.data(), shard, s.values.data());
+            }
+        } catch (const ConnectionError& e) {
+            throw ConnectionError(std::string("parameter server lost: ") + e.what());
+        }
+    }
+}
+
+void ParameterServerStrategy::finish() {
+    Impl& m = *impl_;
+    if (m.finished) return;
+    m.finished = true;
+    // Workers first (they stop pulling), then the servers.
+    auto shutdown = std::make_shared<const std::string>(ps::Shutdown{}.encode());
+    std::vector<std::shared_ptr<Impl::Session>> live;
+    {
+        std::lock_guard lock(m.mutex);
+        for (auto& [id, s] : m.sessions) live.push_back(s);
+        m.sessions.clear();  // what happens to their connections now is no loss
+        m.idle.clear();
+    }
+    for (auto& s : live) asio::post(m.io, [s, shutdown] { s->endWith(shutdown); });
+    for (auto& c : m.servers) {
+        try {
+            c->send(*shutdown);
+        } catch (const ConnectionError& e) {
+            m.log(std::string("coordinator: ") + e.what());
+        }
+    }
+    // Let the Shutdowns go out before the connections close with this process.
+    const auto deadline = Clock::now() + std::chrono::seconds(2);
+    for (auto& s : live) {
+        while (Clock::now() < deadline) {
+            std::promise<bool> busy;
+            auto f = busy.get_future();
+            asio::post(m.io, [&busy, s] { busy.set_value(s->pendingWrites()); });
+            if (!f.get()) break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+    }
+}
+
+ParameterServerStats ParameterServerStrategy::stats() const {
+    std::lock_guard lock(impl_->mutex);
+    return impl_->stats;
+}
+
+}  // namespace trainbench::engine
