@@ -6,45 +6,22 @@
 #include <signal.h>
 
 #include <chrono>
-#include <cmath>
 #include <fstream>
 #include <thread>
 
 #include "profiler/store/runstore.h"
-#include "profiler/store/storeerror.h"
 #include "tests/integration/clirunner.h"
+#include "tests/integration/multiworkerjob.h"
 
 using namespace trainbench;
 using trainbench::testing::CliProcess;
 using trainbench::testing::runCli;
+using trainbench::testing::stepsOf;
 using trainbench::testing::TempDir;
+using trainbench::testing::worstRelativeLossDifference;
+using trainbench::testing::writeExperiment;
 
 namespace {
-
-std::string writeExperiment(const std::filesystem::path& dir, const std::string& name, int64_t batch, int steps,
-                            const std::string& strategy) {
-    const auto path = dir / (name + ".json");
-    std::ofstream f(path);
-    f << "{\"name\": \"" << name << "\", \"seed\": 5, \"data\": {\"train_limit\": " << batch * steps
-      << ", \"test_limit\": 500}, \"model\": {\"preset\": \"mlp\"},"
-      << "\"train\": {\"batch_size\": " << batch << ", \"epochs\": 0, \"max_steps\": " << steps
-      << ", \"eval_every_steps\": 0, \"eval_at_epoch_end\": false, \"threads\": 1}, \"strategy\": {" << strategy
-      << "}}";
-    return path.string();
-}
-
-// The run's committed steps; none while the job has not created the store yet.
-std::vector<engine::StepRecord> stepsOf(const std::string& db, const std::string& name) {
-    if (!std::filesystem::exists(db)) return {};
-    try {
-        auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
-        const auto row = store.findRun(name);
-        if (!row) return {};
-        return store.steps(row->id);
-    } catch (const profiler::StoreError&) {
-        return {};  // created but not yet set up by the chief
-    }
-}
 
 // The worker process (rank 1: its TF_CONFIG says "worker") of the job training `experiment`, once the
 // run has committed `minSteps` steps; -1 if that does not happen within a minute.
@@ -86,9 +63,7 @@ TEST(CliMultiWorker, FollowsOneDevicesLossCurveAndRecordsEveryRank) {
         ASSERT_EQ(job.exitCode, 0) << job.err << job.out;
         const auto steps = stepsOf(db, name);
         ASSERT_EQ(steps.size(), 50u);
-        double worst = 0;
-        for (size_t i = 0; i < steps.size(); ++i)
-            worst = std::max(worst, std::abs(steps[i].loss - reference[i].loss) / reference[i].loss);
+        const double worst = worstRelativeLossDifference(steps, reference);
         EXPECT_LT(worst, 1e-5) << workers << " workers: losses differ from one device's by up to " << worst;
 
         auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);

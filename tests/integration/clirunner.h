@@ -27,9 +27,17 @@ inline std::string readAll(const std::filesystem::path& p) {
     return s.str();
 }
 
+// How to start the CLI besides its arguments: under a wrapper command found on PATH (e.g.
+// {"ip", "netns", "exec", "ns"}) and with extra environment variables ("NAME=value").
+struct Launch {
+    std::vector<std::string> wrapper;
+    std::vector<std::string> env;
+};
+
 class CliProcess {
 public:
-    explicit CliProcess(std::vector<std::string> args, const std::filesystem::path& dir) : dir_(dir) {
+    explicit CliProcess(std::vector<std::string> args, const std::filesystem::path& dir, const Launch& launch = {})
+        : dir_(dir) {
         outPath_ = dir / ("out-" + std::to_string(counter()++) + ".txt");
         errPath_ = outPath_;
         errPath_.replace_extension(".err");
@@ -41,19 +49,35 @@ public:
             dup2(e, 2);
             int in = open("/dev/null", O_RDONLY);
             dup2(in, 0);
+            for (const std::string& kv : launch.env) {
+                const size_t eq = kv.find('=');
+                setenv(kv.substr(0, eq).c_str(), kv.substr(eq + 1).c_str(), 1);
+            }
+            std::vector<std::string> all = launch.wrapper;
+            all.push_back(TRAINBENCH_CLI_PATH);
+            all.insert(all.end(), args.begin(), args.end());
             std::vector<char*> argv;
-            std::string cli = TRAINBENCH_CLI_PATH;
-            argv.push_back(cli.data());
-            for (auto& a : args) argv.push_back(a.data());
+            for (auto& a : all) argv.push_back(a.data());
             argv.push_back(nullptr);
-            execv(cli.c_str(), argv.data());
+            execvp(argv[0], argv.data());
             _exit(127);
         }
     }
+    // A process the test did not wait for (it failed an assertion first) is not left running.
+    ~CliProcess() {
+        if (pid_ > 0 && !waited_) {
+            kill(pid_, SIGKILL);
+            waitpid(pid_, nullptr, 0);
+        }
+    }
+    CliProcess(const CliProcess&) = delete;
+    CliProcess& operator=(const CliProcess&) = delete;
+
     void signal(int sig) { kill(pid_, sig); }
     CliResult wait() {
         int status = 0;
         waitpid(pid_, &status, 0);
+        waited_ = true;
         CliResult r;
         r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
         r.out = readAll(outPath_);
@@ -66,6 +90,7 @@ private:
     static int& counter() { static int c = 0; return c; }
     std::filesystem::path dir_, outPath_, errPath_;
     pid_t pid_ = -1;
+    bool waited_ = false;
 };
 
 inline CliResult runCli(std::vector<std::string> args, const std::filesystem::path& dir) {
