@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/util/errors.h"
+#include "engine/util/sametoken.h"
 
 namespace trainbench::engine {
 
@@ -28,13 +29,6 @@ using namespace storewire;
 
 constexpr uint32_t kMaxTokenBytes = 1024;
 constexpr uint32_t kMaxWaitMs = 24u * 3600u * 1000u;
-
-bool sameToken(const std::string& a, const std::string& b) {
-    if (a.size() != b.size()) return false;
-    unsigned char diff = 0;  // no early exit: the time taken does not tell how much of a guess was right
-    for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-    return diff == 0;
-}
 
 class Session;
 
