@@ -100,6 +100,12 @@ void FramedClient::send(std::string_view frameBytes) {
 }
 
 framing::Frame FramedClient::receive(std::chrono::milliseconds timeout) {
+    std::optional<framing::Frame> f = tryReceive(timeout);
+    if (!f) impl_->fail("nothing received within " + millis(timeout));
+    return std::move(*f);
+}
+
+std::optional<framing::Frame> FramedClient::tryReceive(std::chrono::milliseconds timeout) {
     Impl& m = *impl_;
     const auto deadline = Clock::now() + timeout;
     const int fd = m.socket.native_handle();
@@ -108,7 +114,7 @@ framing::Frame FramedClient::receive(std::chrono::milliseconds timeout) {
     while (m.ready.empty()) {
         if (!m.broken.empty()) throw ConnectionError(m.peer + ": the connection is unusable (" + m.broken + ")");
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-        if (left.count() <= 0) m.fail("nothing received within " + millis(timeout));
+        if (left.count() <= 0) return std::nullopt;
         pollfd p{fd, POLLIN, 0};
         const int r = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 1000)));
         if (r < 0 && errno != EINTR) m.fail(std::string("poll failed: ") + std::strerror(errno));

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -31,6 +32,10 @@ public:
     // within `timeout`, ProtocolError (naming the byte offset) for a malformed frame, and
     // ConnectionError with the peer's message when the frame is an Error message (psprotocol.h).
     framing::Frame receive(std::chrono::milliseconds timeout);
+    // As receive(), but returns nothing when no frame arrived within `timeout`, and the connection
+    // stays usable (receive() gives up on a peer that fell silent; this waits for a peer that may
+    // take its time, as a worker waits for its next task).
+    std::optional<framing::Frame> tryReceive(std::chrono::milliseconds timeout);
     // Shuts the connection down; a receive() blocked in another thread returns with an error.
     void close();
     const std::string& peer() const;

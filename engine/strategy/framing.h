@@ -42,6 +42,9 @@ public:
     // The stream ended: throws ProtocolError if it ended inside a frame.
     void finish() const;
     uint64_t offset() const { return offset_; }  // bytes consumed so far
+    // The cap for frames whose header is still to come: a server keeps it small until the peer has
+    // said who it is, so that a stranger cannot make it buffer a gigabyte.
+    void setMaxPayload(uint64_t maxPayload) { maxPayload_ = maxPayload; }
 
 private:
     [[noreturn]] void fail(const std::string& what);

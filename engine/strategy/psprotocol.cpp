@@ -34,7 +34,7 @@ void writeSpans(PayloadWriter& w, const std::vector<Span>& spans) {
 }
 
 std::vector<Span> readSpans(PayloadReader& r, const std::string& message) {
-    const uint32_t n = r.u32("span count");
+    const uint32_t n = r.u32("number of spans");
     if (n > kMaxSpans)
         throw ProtocolError(message + " message: " + std::to_string(n) + " spans, more than " + std::to_string(kMaxSpans));
     std::vector<Span> spans;
@@ -221,11 +221,12 @@ Pull Pull::decode(const Frame& f) {
     return m;
 }
 
-std::string Params::encode() const {
+std::string Params::encode(uint64_t version, const float* values, uint64_t count) {
     PayloadWriter w;
-    w.u64(version).floats(values.data(), values.size());
+    w.u64(version).floats(values, count);
     return frame(kParams, w);
 }
+std::string Params::encode() const { return encode(version, values.data(), values.size()); }
 Params Params::decode(const Frame& f) {
     PayloadReader r = reader(f, kParams);
     Params m;

@@ -117,6 +117,8 @@ struct Params {
     uint64_t version = 0;  // updates applied to the shard so far (since Init)
     std::vector<float> values;
     std::string encode() const;
+    // The frame straight from a server's shard (no copy into a Params first).
+    static std::string encode(uint64_t version, const float* values, uint64_t count);
     static Params decode(const framing::Frame& f);
 };
 

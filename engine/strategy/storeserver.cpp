@@ -17,6 +17,7 @@
 
 #include "engine/strategy/jobtoken.h"
 #include "engine/util/errors.h"
+#include "engine/util/sametoken.h"
 
 namespace trainbench::engine {
 

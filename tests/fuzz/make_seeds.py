@@ -86,6 +86,18 @@ def ps_frame(kind, payload):
     return struct.pack("<IHHQ", 0x53504254, 1, kind, len(payload)) + payload
 
 
+def ps_str(text):
+    return struct.pack("<I", len(text)) + text
+
+
+def ps_floats(values):
+    return struct.pack("<Q", len(values)) + struct.pack("<%df" % len(values), *values)
+
+
+def ps_spans(spans):
+    return struct.pack("<I", len(spans)) + b"".join(struct.pack("<QQ", o, c) for o, c in spans)
+
+
 def write(target, name, data):
     folder = os.path.join(ROOT, target)
     os.makedirs(folder, exist_ok=True)
@@ -144,6 +156,27 @@ def main():
     write("fuzz_framing", "truncated", b"\x02" + ps_frame(5, push)[:-3])
     write("fuzz_framing", "wrong_version", b"\x01" + struct.pack("<IHHQ", 0x53504254, 2, 1, 0))
     write("fuzz_framing", "too_long", b"\x07" + struct.pack("<IHHQ", 0x53504254, 1, 4, 1 << 20))
+    # fuzz_psprotocol: messages of engine/strategy/psprotocol.h, one stream of frames per file.
+    hello = ps_frame(1, ps_str(b"0123456789abcdef") + struct.pack("<II", 2, 1))
+    init = ps_frame(4, struct.pack("<IQ", 0, 40) + ps_spans([(0, 2), (10, 1)]) + ps_floats([0.5, -1.0, 2.0]) +
+                    struct.pack("<I", 2) + ps_str(b"adam.m") + ps_floats([0.1, 0.2, 0.3]) +
+                    ps_str(b"adam.v") + ps_floats([0.01, 0.02, 0.03]))
+    push = ps_frame(8, struct.pack("<QQI", 7, 3, 1) + ps_floats([0.25, -0.5, 1.0]))
+    write("fuzz_psprotocol", "coordinator", hello + init + ps_frame(5, struct.pack("<Q", 0)) + ps_frame(10, b"") +
+          ps_frame(11, struct.pack("<Q", 1) + ps_floats([1.0]) + struct.pack("<I", 1) + ps_str(b"sgd.momentum") +
+                   ps_floats([0.5])) + ps_frame(12, b""))
+    write("fuzz_psprotocol", "worker_step", hello + ps_frame(6, struct.pack("<Q", 7)) +
+          ps_frame(7, struct.pack("<Q", 3) + ps_floats([0.5, -1.0, 2.0])) + push + ps_frame(9, struct.pack("<QQ", 4, 1)))
+    layout = ps_frame(13, struct.pack("<6Q", 1, 2, 2, 3, 51, 1000) + struct.pack("<I", 2) +
+                      ps_str(b"127.0.0.1:4001") + ps_spans([(0, 30)]) + ps_str(b"[::1]:4002") + ps_spans([(30, 21)]))
+    task = ps_frame(14, struct.pack("<QIQQ", 1, 0, 99, 2) + ps_floats([0.5] * 8) + struct.pack("<Q", 2) +
+                    struct.pack("<2i", 0, 2))
+    result = ps_frame(15, struct.pack("<QIdQddd", 1, 0, 1.0986, 2, 0.01, 0.002, 0.003) + struct.pack("<IQQ", 2, 0, 1))
+    write("fuzz_psprotocol", "job", ps_frame(2, struct.pack("<II", 1, 0)) + layout + task + ps_frame(16, b"") + result +
+          ps_frame(17, struct.pack("<IQ", 1, 2) + ps_str(b"parameter server 1 lost")) +
+          ps_frame(3, ps_str(b"wrong job token")))
+    write("fuzz_psprotocol", "lying_count", ps_frame(7, struct.pack("<QQ", 1, 1 << 40) + struct.pack("<f", 1.0)))
+    write("fuzz_psprotocol", "truncated_init", hello + init[:-5])
     write("fuzz_idx", "gzip_cut", gzip.compress(idx(0x08, [8, 8], bytes(range(64))), mtime=0)[:30])
 
 
