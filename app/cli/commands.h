@@ -14,7 +14,7 @@ struct RunArgs {
 };
 class StopSignals;
 int runCommand(const RunArgs& args, const StopSignals& signals);
-// One task of a multi_worker job: TF_CONFIG and the job token from the environment.
+// One task of a multi_worker or parameter_server job: TF_CONFIG and the job token from the environment.
 int workerCommand(const RunArgs& args, const StopSignals& signals);
 // The environment variable that carries a job's token to its tasks (never the command line, which
 // other users of the machine can read).
@@ -26,7 +26,8 @@ namespace trainbench::app {
 struct Experiment;
 }
 namespace trainbench::cli {
-// Starts strategy.replicas worker processes of `trainbench-cli worker` on loopback and waits for them.
+// Starts the tasks of a multi_worker or parameter_server job as `trainbench-cli worker` processes on
+// loopback and waits for them; restarts them from the last checkpoint when the job fails.
 int launchLocalJob(const RunArgs& args, const app::Experiment& experiment, const StopSignals& signals);
 struct LaunchScriptArgs {
     std::string file;

@@ -1,7 +1,10 @@
-// `trainbench-cli run` of a multi_worker experiment: the whole job on this machine. It starts one
-// `trainbench-cli worker` process per replica on loopback, each with TF_CONFIG naming its task and
-// the job's random token in its environment, relays a stop request to them, and waits. When a task
-// dies, the others are stopped (they would only wait for it) and the job fails naming the task.
+// `trainbench-cli run` of a multi_worker or parameter_server experiment: the whole job on this
+// machine. It starts one `trainbench-cli worker` process per task on loopback, each with TF_CONFIG
+// naming its task and the job's random token in its environment, relays a stop request to them, and
+// waits. When a task the job cannot do without dies (any task of a synchronous job; the chief or a
+// parameter server of an asynchronous one), the others are stopped and the job restarts from its
+// last checkpoint or fails naming the task. A parameter_server job carries on without a dead worker:
+// its coordinator gives the worker's step to another.
 #include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
@@ -60,10 +63,17 @@ std::string describeStatus(int status) {
 }
 
 struct Task {
-    int rank = 0;
+    std::string type;  // chief, worker, ps
+    int index = 0;
     pid_t pid = -1;
     bool done = false;
     int status = 0;
+    bool essential = true;  // the job fails without it
+
+    std::string name() const {
+        if (type == "chief") return "the chief";
+        return (type == "ps" ? "parameter server " : "worker ") + std::to_string(index);
+    }
 };
 
 }  // namespace
@@ -77,28 +87,41 @@ struct Incarnation {
     std::string failure;   // which tasks failed and how, the first to die first
 };
 
-// Starts every task of the job once and waits for all of them.
-Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overrides, int workers,
-                     const StopSignals& signals, int restarts) {
+// Starts every task of the job once and waits for all of them. multi_worker: `workers` trainers,
+// the first of them the chief. parameter_server: a chief that coordinates, `workers` workers and
+// `servers` parameter servers.
+Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overrides, const std::string& strategy,
+                     int workers, int servers, const StopSignals& signals, int restarts) {
     Incarnation out;
+    const bool async = strategy == "parameter_server";
+    std::vector<Task> tasks;
+    tasks.push_back({"chief", 0});
+    for (int i = 0; i < (async ? workers : workers - 1); ++i) tasks.push_back({"worker", i, -1, false, 0, !async});
+    for (int i = 0; i < (async ? servers : 0); ++i) tasks.push_back({"ps", i});
     engine::ClusterSpec spec;
     std::string token;
     try {
-        const std::vector<int> ports = freeLoopbackPorts(workers);
-        spec.chief.push_back({"127.0.0.1", ports[0]});
-        for (int i = 1; i < workers; ++i) spec.worker.push_back({"127.0.0.1", ports[static_cast<size_t>(i)]});
+        const std::vector<int> ports = freeLoopbackPorts(static_cast<int>(tasks.size()));
+        for (size_t i = 0; i < tasks.size(); ++i) {
+            const engine::HostPort hp{"127.0.0.1", ports[i]};
+            (tasks[i].type == "chief" ? spec.chief : tasks[i].type == "ps" ? spec.ps : spec.worker).push_back(hp);
+        }
         token = engine::StoreServer::randomToken();
     } catch (const std::exception& e) {
         out.failed = true;
         out.failure = std::string("cannot start the job: ") + e.what();
         return out;
     }
-    if (!args.quiet)
-        std::fprintf(stderr, "multi_worker job%s: %d worker process(es) on 127.0.0.1, chief at %s\n",
-                     restarts ? (" (restart " + std::to_string(restarts) + ")").c_str() : "", workers,
-                     spec.chief[0].text().c_str());
+    if (!args.quiet) {
+        const std::string again = restarts ? " (restart " + std::to_string(restarts) + ")" : "";
+        if (async)
+            std::fprintf(stderr, "parameter_server job%s: %d worker(s) and %d parameter server(s) on 127.0.0.1, chief at %s\n",
+                         again.c_str(), workers, servers, spec.chief[0].text().c_str());
+        else
+            std::fprintf(stderr, "multi_worker job%s: %d worker process(es) on 127.0.0.1, chief at %s\n", again.c_str(),
+                         workers, spec.chief[0].text().c_str());
+    }
 
-    std::vector<Task> tasks(static_cast<size_t>(workers));
     auto stopAll = [&](int sig) {
         for (Task& t : tasks)
             if (!t.done && t.pid > 0) {
@@ -106,10 +129,10 @@ Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overri
                 if (sig == SIGTERM) ::kill(t.pid, SIGCONT);  // a stopped (SIGSTOP) task must wake to end
             }
     };
-    for (int r = 0; r < workers; ++r) {
+    for (size_t r = 0; r < tasks.size(); ++r) {
         engine::ClusterSpec mine = spec;
-        mine.task_type = r == 0 ? "chief" : "worker";
-        mine.task_index = r == 0 ? 0 : r - 1;
+        mine.task_type = tasks[r].type;
+        mine.task_index = tasks[r].index;
         std::vector<std::string> env;
         for (char** e = environ; *e; ++e)
             if (std::strncmp(*e, "TF_CONFIG=", 10) != 0 && std::strncmp(*e, "TRAINBENCH_JOB_", 15) != 0)
@@ -135,8 +158,7 @@ Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overri
         sigemptyset(&none);
         posix_spawnattr_setsigmask(&attr, &none);
         posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
-        Task& t = tasks[static_cast<size_t>(r)];
-        t.rank = r;
+        Task& t = tasks[r];
         const int rc = posix_spawn(&t.pid, "/proc/self/exe", nullptr, &attr, cargv.data(), cenv.data());
         posix_spawnattr_destroy(&attr);
         if (rc != 0) {
@@ -146,24 +168,35 @@ Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overri
             for (Task& o : tasks)
                 if (o.pid > 0 && !o.done) ::waitpid(o.pid, nullptr, 0);
             out.failed = true;
-            out.failure = "cannot start worker " + std::to_string(r) + ": " + std::strerror(rc);
+            out.failure = "cannot start " + t.name() + ": " + std::strerror(rc);
             return out;
         }
     }
 
     // Wait. A task that fails takes the others down: they are told to stop, then killed if they do
-    // not within a grace period (a stopped peer would keep them waiting until the timeout).
+    // not within a grace period (a stopped peer would keep them waiting until the timeout). Once the
+    // chief has finished the job, the others have a few seconds to follow (they are told to), then
+    // they are ended the same way: a stopped worker must not keep a finished job open.
     bool relayedStop = false;
-    bool killPending = false;
-    Clock::time_point killAt{};
-    int running = workers;
+    bool killPending = false, termPending = false, chiefSucceeded = false;
+    Clock::time_point killAt{}, termAt{};
+    int running = static_cast<int>(tasks.size());
     auto succeeded = [](int status) {
         return WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == kExitStopped);
+    };
+    auto endTheOthers = [&] {
+        stopAll(SIGTERM);
+        killAt = Clock::now() + std::chrono::seconds(10);
+        killPending = true;
     };
     while (running > 0) {
         if (signals.requested().load() && !relayedStop) {
             relayedStop = true;
             stopAll(SIGINT);
+        }
+        if (termPending && Clock::now() >= termAt) {
+            termPending = false;
+            endTheOthers();
         }
         if (killPending && Clock::now() >= killAt) {
             stopAll(SIGKILL);
@@ -180,11 +213,23 @@ Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overri
             t.done = true;
             t.status = status;
             --running;
+            if (chiefSucceeded) continue;  // the job is over; how the others end does not change that
+            if (t.type == "chief" && succeeded(status) && !out.failed) {
+                chiefSucceeded = true;
+                termPending = running > 0;
+                termAt = Clock::now() + std::chrono::seconds(5);
+                continue;
+            }
+            if (!succeeded(status) && !t.essential && !out.failed) {
+                if (!args.quiet)
+                    std::fprintf(stderr, "parameter_server job: %s (pid %d) %s; its steps go to the other workers\n",
+                                 t.name().c_str(), static_cast<int>(t.pid), describeStatus(status).c_str());
+                continue;
+            }
             if (!succeeded(status) && !out.failed) {
                 out.failed = true;
-                stopAll(SIGTERM);
-                killAt = Clock::now() + std::chrono::seconds(10);
-                killPending = true;
+                termPending = false;
+                endTheOthers();
             }
         }
     }
@@ -195,9 +240,11 @@ Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overri
         for (const bool signaled : {true, false})
             for (const Task& t : tasks) {
                 if (succeeded(t.status) || WIFSIGNALED(t.status) != signaled) continue;
-                out.failure += std::string(out.failure.empty() ? "" : "; ") +
-                               (t.rank == 0 ? "the chief (rank 0, pid " : "worker rank " + std::to_string(t.rank) + " (pid ") +
-                               std::to_string(t.pid) + ") " + describeStatus(t.status);
+                // A synchronous job names ranks (chief 0, workers after it); an asynchronous one, tasks.
+                std::string who = t.name() + " (";
+                if (!async) who = t.type == "chief" ? "the chief (rank 0, " : "worker rank " + std::to_string(t.index + 1) + " (";
+                out.failure += std::string(out.failure.empty() ? "" : "; ") + who + "pid " + std::to_string(t.pid) +
+                               ") " + describeStatus(t.status);
             }
     }
     const int chief = tasks[0].status;
@@ -208,7 +255,9 @@ Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overri
 }  // namespace
 
 int launchLocalJob(const RunArgs& args, const app::Experiment& experiment, const StopSignals& signals) {
+    const std::string& strategy = experiment.strategy.type;
     const int workers = experiment.strategy.replicas;
+    const int servers = experiment.strategy.parameter_servers;
     // Checkpoints go to a file every incarnation of the job knows: the one the experiment names, or
     // one per job next to the run store.
     std::vector<std::string> overrides = args.overrides;
@@ -222,7 +271,7 @@ int launchLocalJob(const RunArgs& args, const app::Experiment& experiment, const
     }
     std::string history;
     for (int restarts = 0;; ++restarts) {
-        const Incarnation r = runTasks(args, overrides, workers, signals, restarts);
+        const Incarnation r = runTasks(args, overrides, strategy, workers, servers, signals, restarts);
         if (!r.failed) return r.exitCode;
         history += std::string(history.empty() ? "" : "\n  ") + (restarts ? "restart " + std::to_string(restarts) + ": " : "") +
                    r.failure;
@@ -235,10 +284,10 @@ int launchLocalJob(const RunArgs& args, const app::Experiment& experiment, const
             else if (!r.stopped && restarts < experiment.strategy.max_restarts)
                 why = "\n  (it failed before its first checkpoint)";
             const std::string after = restarts ? " after " + std::to_string(restarts) + " restart(s)" : "";
-            std::fprintf(stderr, "multi_worker job failed%s: %s%s\n", after.c_str(), history.c_str(), why.c_str());
+            std::fprintf(stderr, "%s job failed%s: %s%s\n", strategy.c_str(), after.c_str(), history.c_str(), why.c_str());
             return kExitRunFailed;
         }
-        std::fprintf(stderr, "multi_worker job: %s; restarting every task from the last checkpoint (%s)\n",
+        std::fprintf(stderr, "%s job: %s; restarting every task from the last checkpoint (%s)\n", strategy.c_str(),
                      r.failure.c_str(), checkpoint.c_str());
     }
 }

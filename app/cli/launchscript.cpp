@@ -1,5 +1,5 @@
-// `trainbench-cli launch-script`: the same multi_worker job on a cluster, as a Slurm batch script or
-// a Kubeflow TFJob manifest. Both give every task the TF_CONFIG that `trainbench-cli run` gives its
+// `trainbench-cli launch-script`: the same multi_worker or parameter_server job on a cluster, as a
+// Slurm batch script or a Kubeflow TFJob manifest. Both give every task the TF_CONFIG that `trainbench-cli run` gives its
 // local tasks (Kubeflow's training operator writes it itself, in the same form) and one job token.
 #include <cstdio>
 #include <fstream>
@@ -44,38 +44,57 @@ std::string workerArgs(const LaunchScriptArgs& a) {
     return cmd;
 }
 
-std::string slurmScript(const LaunchScriptArgs& a, const app::Experiment& x, int workers) {
+// The job's tasks: the chief, then `workers` workers, then `servers` parameter servers.
+struct JobShape {
+    int workers = 0;  // tasks of type "worker" (besides the chief)
+    int servers = 0;  // tasks of type "ps"
+    int tasks() const { return 1 + workers + servers; }
+    std::string text() const {
+        return "1 chief + " + std::to_string(workers) + " worker(s)" +
+               (servers ? " + " + std::to_string(servers) + " parameter server(s)" : "");
+    }
+};
+
+std::string slurmScript(const LaunchScriptArgs& a, const app::Experiment& x, const JobShape& job) {
     std::ostringstream s;
     s << "#!/bin/bash\n"
-      << "# trainbench multi_worker job '" << x.name << "': " << workers << " task(s), one per node.\n"
+      << "# trainbench " << x.strategy.type << " job '" << x.name << "': " << job.text() << ", one task per node.\n"
       << "# Written by `trainbench-cli launch-script --slurm`; submit with sbatch.\n"
       << "#SBATCH --job-name=" << k8sName(x.name) << "\n"
-      << "#SBATCH --nodes=" << workers << "\n"
+      << "#SBATCH --nodes=" << job.tasks() << "\n"
       << "#SBATCH --ntasks-per-node=1\n"
       << "#SBATCH --cpus-per-task=" << (x.strategy.threads_per_replica > 0 ? x.strategy.threads_per_replica : 1) << "\n"
       << "set -euo pipefail\n\n"
-      << "# One token for the whole job: the chief refuses connections without it.\n"
+      << "# One token for the whole job: every task refuses connections without it.\n"
       << "TRAINBENCH_JOB_TOKEN=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \\n')\n"
       << "export TRAINBENCH_JOB_TOKEN\n"
-      << "# TensorFlow's cluster spec: the first node is the chief, the others workers.\n"
+      << "# TensorFlow's cluster spec: the first node is the chief, the next NWORKER workers, the last NPS\n"
+      << "# parameter servers.\n"
       << "mapfile -t HOSTS < <(scontrol show hostnames \"$SLURM_JOB_NODELIST\")\n"
       << "PORT=" << a.port << "\n"
+      << "export NWORKER=" << job.workers << " NPS=" << job.servers << "\n"
+      << "addresses() { printf '\"%s:'\"$PORT\"'\",' \"$@\"; }\n"
       << "CLUSTER=\"\\\"chief\\\": [\\\"${HOSTS[0]}:$PORT\\\"]\"\n"
-      << "if (( ${#HOSTS[@]} > 1 )); then\n"
-      << "  WORKERS=$(printf '\"%s:'\"$PORT\"'\",' \"${HOSTS[@]:1}\")\n"
+      << "if (( NWORKER > 0 )); then\n"
+      << "  WORKERS=$(addresses \"${HOSTS[@]:1:NWORKER}\")\n"
       << "  CLUSTER=\"$CLUSTER, \\\"worker\\\": [${WORKERS%,}]\"\n"
+      << "fi\n"
+      << "if (( NPS > 0 )); then\n"
+      << "  SERVERS=$(addresses \"${HOSTS[@]:$((1 + NWORKER)):NPS}\")\n"
+      << "  CLUSTER=\"$CLUSTER, \\\"ps\\\": [${SERVERS%,}]\"\n"
       << "fi\n"
       << "export CLUSTER\n\n"
       << "srun --kill-on-bad-exit=1 bash -c '\n"
       << "  if [ \"$SLURM_PROCID\" = 0 ]; then TASK=\"\\\"type\\\": \\\"chief\\\", \\\"index\\\": 0\";\n"
-      << "  else TASK=\"\\\"type\\\": \\\"worker\\\", \\\"index\\\": $((SLURM_PROCID - 1))\"; fi\n"
+      << "  elif (( SLURM_PROCID <= NWORKER )); then TASK=\"\\\"type\\\": \\\"worker\\\", \\\"index\\\": $((SLURM_PROCID - 1))\";\n"
+      << "  else TASK=\"\\\"type\\\": \\\"ps\\\", \\\"index\\\": $((SLURM_PROCID - 1 - NWORKER))\"; fi\n"
       << "  export TF_CONFIG=\"{\\\"cluster\\\": {$CLUSTER}, \\\"task\\\": {$TASK}}\"\n"
       << "  exec trainbench-cli \"$@\"\n"
       << "' trainbench-task " << workerArgs(a) << "\n";
     return s.str();
 }
 
-std::string kubeflowManifest(const LaunchScriptArgs& a, const app::Experiment& x, int workers) {
+std::string kubeflowManifest(const LaunchScriptArgs& a, const app::Experiment& x, const JobShape& job) {
     const std::string name = k8sName(x.name);
     std::ostringstream s;
     auto replicaSpec = [&](const char* type, int replicas) {
@@ -101,7 +120,7 @@ std::string kubeflowManifest(const LaunchScriptArgs& a, const app::Experiment& x
             s << "              resources:\n"
               << "                requests: {cpu: \"" << x.strategy.threads_per_replica << "\"}\n";
     };
-    s << "# trainbench multi_worker job '" << x.name << "': 1 chief + " << workers - 1 << " worker(s).\n"
+    s << "# trainbench " << x.strategy.type << " job '" << x.name << "': " << job.text() << ".\n"
       << "# Written by `trainbench-cli launch-script --kubeflow`; apply with kubectl. The training operator\n"
       << "# sets TF_CONFIG in every pod; the Secret gives them one job token.\n"
       << "apiVersion: v1\n"
@@ -118,7 +137,8 @@ std::string kubeflowManifest(const LaunchScriptArgs& a, const app::Experiment& x
       << "spec:\n"
       << "  tfReplicaSpecs:\n";
     replicaSpec("Chief", 1);
-    if (workers > 1) replicaSpec("Worker", workers - 1);
+    if (job.workers > 0) replicaSpec("Worker", job.workers);
+    if (job.servers > 0) replicaSpec("PS", job.servers);
     return s.str();
 }
 
@@ -132,13 +152,21 @@ int launchScriptCommand(const LaunchScriptArgs& args) {
         std::fprintf(stderr, "%s\n", e.what());
         return kExitUsage;
     }
-    if (x.strategy.type != "multi_worker") {
-        std::fprintf(stderr, "launch-script: %s has strategy.type '%s'; a cluster job needs 'multi_worker'\n",
+    const bool async = x.strategy.type == "parameter_server";
+    if (x.strategy.type != "multi_worker" && !async) {
+        std::fprintf(stderr,
+                     "launch-script: %s has strategy.type '%s'; a cluster job needs 'multi_worker' or 'parameter_server'\n",
                      args.file.c_str(), x.strategy.type.c_str());
         return kExitUsage;
     }
-    const int workers = args.workers > 0 ? args.workers : x.strategy.replicas;
-    const std::string text = args.kubeflow ? kubeflowManifest(args, x, workers) : slurmScript(args, x, workers);
+    // multi_worker: the workers are the replicas, the chief the first of them. parameter_server: the
+    // chief coordinates, the workers and parameter servers come on top.
+    const int replicas = args.workers > 0 ? args.workers : x.strategy.replicas;
+    JobShape job;
+    job.workers = async ? replicas : replicas - 1;
+    job.servers = async ? x.strategy.parameter_servers : 0;
+    const int workers = job.tasks();
+    const std::string text = args.kubeflow ? kubeflowManifest(args, x, job) : slurmScript(args, x, job);
     if (args.output.empty()) {
         std::fputs(text.c_str(), stdout);
         return kExitOk;

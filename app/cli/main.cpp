@@ -69,8 +69,9 @@ int main(int argc, char** argv) {
     exportCmd->add_option("--db", exp.db, "Run store (SQLite file)")->default_str(defaultDb);
     exportCmd->add_flag("--csv", csv, "CSV output (the only format so far)")->required();
     exportCmd->add_option("--series", exp.what,
-                          "steps, evals, input (per-step input-pipeline stages) or replicas (per-replica step breakdown)")
-        ->check(CLI::IsMember({"steps", "evals", "input", "replicas"}));
+                          "steps, evals, input (per-step input-pipeline stages), replicas (per-replica step breakdown) or "
+                          "updates (parameter_server: each step's update on each server, with staleness)")
+        ->check(CLI::IsMember({"steps", "evals", "input", "replicas", "updates"}));
     exportCmd->add_option("-o,--output", exp.output, "Write to this file instead of standard output");
 
     cli::ConvertArgs conv;

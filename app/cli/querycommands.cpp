@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -136,6 +137,23 @@ void printReplicas(profiler::RunStore& store, const profiler::RunRow& r) {
         t.samples += row.replica.samples;
         ++t.steps;
     }
+    if (r.strategy == "parameter_server") {
+        // Asynchronous: each step ran on one worker; nothing waits for peers.
+        std::printf("\nworkers (%s, %s)\n", r.strategy.c_str(), r.devices.c_str());
+        if (r.comm_seconds && r.train_seconds && *r.train_seconds > 0)
+            std::printf("  pull + push     %s over all steps (mean %s per step)\n", secs(r.comm_seconds).c_str(),
+                        fmt("%.2f ms", r.steps && *r.steps > 0 ? 1e3 * *r.comm_seconds / static_cast<double>(*r.steps) : 0.0).c_str());
+        TextTable t({"WORKER", "STEPS", "SAMPLES", "COMPUTE", "PULL + PUSH", "PER STEP"});
+        for (size_t k = 0; k < totals.size(); ++k) {
+            const Total& tot = totals[k];
+            if (tot.steps == 0) continue;
+            t.add({std::to_string(k), std::to_string(tot.steps), std::to_string(tot.samples), fmt("%.2f s", tot.compute),
+                   fmt("%.2f s", tot.comm),
+                   fmt("%.2f ms", 1e3 * (tot.compute + tot.comm) / static_cast<double>(tot.steps))});
+        }
+        t.print(stdout);
+        return;
+    }
     std::printf("\nreplicas (%s, %s)\n", r.strategy.c_str(), r.devices.c_str());
     if (r.comm_seconds && r.train_seconds && *r.train_seconds > 0)
         std::printf("  all-reduce      %s per replica (%.1f %% of training time), waiting for peers %s (%.1f %%)\n",
@@ -148,6 +166,24 @@ void printReplicas(profiler::RunStore& store, const profiler::RunRow& r) {
                fmt("%.2f s", tot.wait), fmt("%.2f ms", tot.steps ? 1e3 * tot.wait / static_cast<double>(tot.steps) : 0.0)});
     }
     t.print(stdout);
+}
+
+// A parameter_server run's updates: how stale the gradients were, and what the coordinator had to
+// rerun (run_attributes ps.*, written when the run ends).
+void printParameterServers(profiler::RunStore& store, const profiler::RunRow& r) {
+    if (r.strategy != "parameter_server") return;
+    std::map<std::string, std::string> a;
+    for (const auto& [key, value] : store.attributes(r.id))
+        if (key.rfind("ps.", 0) == 0) a[key] = value;
+    if (a.empty()) return;
+    auto get = [&](const char* k) { return a.count(k) ? a[k] : std::string("-"); };
+    std::printf("\nparameter servers (%s)\n", get("ps.servers").c_str());
+    std::printf("  updates         %s\n", get("ps.updates").c_str());
+    std::printf("  staleness       mean %s, median %s, p95 %s, max %s (updates between a worker's pull and its push)\n",
+                get("ps.staleness_mean").c_str(), get("ps.staleness_p50").c_str(), get("ps.staleness_p95").c_str(),
+                get("ps.staleness_max").c_str());
+    std::printf("  lost workers    %s (steps rerun on another worker: %s)\n", get("ps.lost_workers").c_str(),
+                get("ps.rescheduled_steps").c_str());
 }
 
 }  // namespace
@@ -219,10 +255,11 @@ int showCommand(const std::string& db, const std::string& run) {
             std::printf("  skipped         %lld corrupt record(s)\n", static_cast<long long>(*r->skipped_records));
         printInputPipeline(*store, r->id);
         printReplicas(*store, *r);
+        printParameterServers(*store, *r);
         // Everything else recorded about the run: checkpoints, restarts of a job.
         bool heading = false;
         for (const auto& [key, value] : store->attributes(r->id)) {
-            if (key.rfind("input.", 0) == 0 || key.rfind("storage.", 0) == 0) continue;
+            if (key.rfind("input.", 0) == 0 || key.rfind("storage.", 0) == 0 || key.rfind("ps.", 0) == 0) continue;
             if (!heading) std::printf("\nrecorded\n");
             heading = true;
             std::printf("  %-30s %s\n", key.c_str(), value.c_str());
@@ -281,6 +318,11 @@ int exportCommand(const ExportArgs& args) {
                 out << row.step << ',' << row.replica.rank << ',' << row.replica.samples << ','
                     << row.replica.compute_seconds << ',' << row.replica.comm_seconds << ',' << row.replica.wait_seconds
                     << '\n';
+        } else if (args.what == "updates") {
+            out << "step,server,worker,attempt,staleness\n";
+            for (const auto& row : store->psUpdates(r->id))
+                out << row.step << ',' << row.update.server << ',' << row.update.worker << ',' << row.update.attempt << ','
+                    << row.update.staleness << '\n';
         } else if (args.what == "evals") {
             out << "step,epoch,split,loss,accuracy,samples,eval_seconds,wall_seconds\n";
             for (const auto& e : store->evals(r->id))

@@ -89,12 +89,14 @@ int trainHere(const RunArgs& args, const app::Experiment& experiment, const Stop
         return kExitRunFailed;
     }
     progress.finish();
-    const bool chief = !cluster || cluster->rank() == 0;
-    if (outcome.status == profiler::RunStatus::Failed)
-        std::fprintf(stderr, "%s failed: %s\n",
-                     chief ? ("run " + std::to_string(outcome.id.value)).c_str()
-                           : ("rank " + std::to_string(cluster->rank())).c_str(),
-                     outcome.message.c_str());
+    const bool chief = !cluster || cluster->task_type == "chief" || (cluster->chief.empty() && cluster->rank() == 0);
+    if (outcome.status == profiler::RunStatus::Failed) {
+        const std::string who = chief ? "run " + std::to_string(outcome.id.value)
+                                : experiment.strategy.type == "multi_worker"
+                                    ? "rank " + std::to_string(cluster->rank())
+                                    : cluster->task_type + " " + std::to_string(cluster->task_index);
+        std::fprintf(stderr, "%s failed: %s\n", who.c_str(), outcome.message.c_str());
+    }
     if (chief) printSummary(outcome, experiment, args.db);
     switch (outcome.status) {
         case profiler::RunStatus::Completed: return kExitOk;
@@ -113,7 +115,8 @@ int runCommand(const RunArgs& args, const StopSignals& signals) {
         std::fprintf(stderr, "%s\n", e.what());
         return kExitUsage;
     }
-    if (experiment.strategy.type == "multi_worker") return launchLocalJob(args, experiment, signals);
+    if (experiment.strategy.type == "multi_worker" || experiment.strategy.type == "parameter_server")
+        return launchLocalJob(args, experiment, signals);
     return trainHere(args, experiment, signals, std::nullopt, {});
 }
 
@@ -134,8 +137,8 @@ int workerCommand(const RunArgs& args, const StopSignals& signals) {
         std::fprintf(stderr, "worker: TF_CONFIG is not set; it names the job's tasks and this one (docs/cli.md)\n");
         return kExitUsage;
     }
-    if (experiment.strategy.type != "multi_worker") {
-        std::fprintf(stderr, "worker: %s has strategy.type '%s'; a job's tasks need 'multi_worker'\n",
+    if (experiment.strategy.type != "multi_worker" && experiment.strategy.type != "parameter_server") {
+        std::fprintf(stderr, "worker: %s has strategy.type '%s'; a job's tasks need 'multi_worker' or 'parameter_server'\n",
                      args.file.c_str(), experiment.strategy.type.c_str());
         return kExitUsage;
     }

@@ -387,12 +387,14 @@ SchemaKey buildSchema() {
 
     const engine::StrategyConfig sc{};
     SchemaKey strategy = section("strategy", "How training is spread over devices (tf.distribute's strategies).", {
-        choice("type", sc.type, {"single", "mirrored", "multi_worker"},
+        choice("type", sc.type, {"single", "mirrored", "multi_worker", "parameter_server"},
                "single: one device; mirrored: replicas in this process; multi_worker: one replica per process "
-               "(Gloo); both synchronous all-reduce.",
+               "(Gloo); both synchronous all-reduce. parameter_server: asynchronous workers pushing to "
+               "parameter servers.",
                to(&Experiment::strategy, &engine::StrategyConfig::type)),
         integer("replicas", sc.replicas, Range::ge(1).le(64),
-                "mirrored: replicas in this process; multi_worker: worker processes (a TF_CONFIG, when given, decides).",
+                "mirrored: replicas in this process; multi_worker, parameter_server: worker processes (a TF_CONFIG, "
+                "when given, decides).",
                 to(&Experiment::strategy, &engine::StrategyConfig::replicas)),
         integer("threads_per_replica", sc.threads_per_replica, Range::ge(0).le(1024),
                 "Compute threads of each replica (0 = train.threads, or all cores, split evenly).",
@@ -406,18 +408,27 @@ SchemaKey buildSchema() {
                [](const json& v, Experiment& out) { out.strategy.bucket_mb = v.get<double>(); }),
         flag("overlap", sc.overlap, "All-reduce each bucket while backward goes on (false: after backward).",
              to(&Experiment::strategy, &engine::StrategyConfig::overlap)),
+        integer("parameter_servers", sc.parameter_servers, Range::ge(1).le(64),
+                "parameter_server: parameter-server processes the variables are sharded over (a TF_CONFIG, when "
+                "given, decides).",
+                to(&Experiment::strategy, &engine::StrategyConfig::parameter_servers)),
         integer("max_restarts", sc.max_restarts, Range::ge(0).le(100),
-                "multi_worker: times a failed job is restarted from its last checkpoint before it fails.",
+                "multi_worker, parameter_server: times a failed job is restarted from its last checkpoint before it fails.",
                 to(&Experiment::strategy, &engine::StrategyConfig::max_restarts)),
         number("timeout_s", static_cast<float>(sc.timeout_s), Range::gt(0).le(86400),
-               "multi_worker: a worker silent this long is taken as lost (a dead connection is noticed at once).",
+               "multi_worker, parameter_server: a task silent this long is taken as lost (a dead connection is "
+               "noticed at once).",
                [](const json& v, Experiment& out) { out.strategy.timeout_s = v.get<double>(); }),
     });
     strategy.checks.push_back([](const json& s, const std::string& where, IssueList& issues) {
         if (s["type"] == "single" && s["replicas"].get<int64_t>() != 1)
             issues.add(where + ".replicas", "is " + s["replicas"].dump() +
-                                                " but strategy.type is 'single' (one device); use 'mirrored' or "
-                                                "'multi_worker' for replicas");
+                                                " but strategy.type is 'single' (one device); use 'mirrored', "
+                                                "'multi_worker' or 'parameter_server' for replicas");
+        if (s["type"] != "parameter_server" && s["parameter_servers"].get<int64_t>() != 1)
+            issues.add(where + ".parameter_servers", "is " + s["parameter_servers"].dump() +
+                                                         " but strategy.type is " + s["type"].dump() +
+                                                         "; only 'parameter_server' has parameter servers");
     });
 
     SchemaKey root = section("", "An experiment file.", {

@@ -1,5 +1,6 @@
 #include "app/run/runner.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <exception>
@@ -19,6 +20,9 @@
 #include "engine/strategy/gloocollective.h"
 #include "engine/strategy/mirroredstrategy.h"
 #include "engine/strategy/multiworkerstrategy.h"
+#include "engine/strategy/parameterserver.h"
+#include "engine/strategy/parameterserverstrategy.h"
+#include "engine/strategy/psworker.h"
 #include "engine/strategy/storeserver.h"
 #include "engine/train/trainer.h"
 #include "engine/util/errors.h"
@@ -65,12 +69,21 @@ Placement placementFor(const Experiment& x, const std::optional<engine::ClusterS
     Placement p;
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const int threads = x.train.threads > 0 ? x.train.threads : cores;
-    const bool mirrored = x.strategy.type == "mirrored" || x.strategy.type == "multi_worker";
-    p.replicas = !mirrored ? 1 : cluster ? cluster->trainers() : x.strategy.replicas;
+    const bool async = x.strategy.type == "parameter_server";
+    const bool replicated = x.strategy.type == "mirrored" || x.strategy.type == "multi_worker" || async;
+    // parameter_server: the workers in the cluster spec (the chief only coordinates).
+    p.replicas = !replicated ? 1
+                 : cluster   ? (async ? static_cast<int>(cluster->worker.size()) : cluster->trainers())
+                             : x.strategy.replicas;
+    p.replicas = std::max(p.replicas, 1);
     p.threadsPerReplica = x.strategy.threads_per_replica > 0 ? x.strategy.threads_per_replica
                                                             : std::max(1, threads / p.replicas);
-    p.globalBatch = x.strategy.batch_scope == "per_replica" ? x.train.batch_size * p.replicas : x.train.batch_size;
-    p.devices = "cpu:" + std::to_string(p.threadsPerReplica) + (mirrored ? "x" + std::to_string(p.replicas) : "");
+    if (async)  // every step is one worker's batch: the per-replica batch
+        p.globalBatch = x.strategy.batch_scope == "per_replica" ? x.train.batch_size
+                                                                : std::max<int64_t>(1, x.train.batch_size / p.replicas);
+    else
+        p.globalBatch = x.strategy.batch_scope == "per_replica" ? x.train.batch_size * p.replicas : x.train.batch_size;
+    p.devices = "cpu:" + std::to_string(p.threadsPerReplica) + (replicated ? "x" + std::to_string(p.replicas) : "");
     return p;
 }
 
@@ -180,16 +193,97 @@ engine::TrainProgress progressFromMetadata(const engine::Checkpoint& c) {
     return p;
 }
 
+// A parameter server of a parameter_server job: serves its shard until the coordinator says the
+// job is over. It records nothing; the chief does.
+RunOutcome serveParameters(const RunRequest& request) {
+    const Experiment& x = request.experiment;
+    const engine::ClusterSpec& cluster = *request.cluster;
+    engine::ParameterServerConfig c;
+    c.host = cluster.self().host;
+    c.port = static_cast<uint16_t>(cluster.self().port);
+    c.token = request.jobToken;
+    c.index = static_cast<uint32_t>(cluster.task_index);
+    c.optimizer = x.optimizer;
+    engine::ParameterServer server(c);
+    if (request.log)
+        request.log("parameter server " + std::to_string(cluster.task_index) + " listening on " + cluster.self().text());
+    RunOutcome out;
+    try {
+        server.waitUntilDone();
+        out.status = profiler::RunStatus::Completed;
+    } catch (const std::exception& e) {
+        out.message = e.what();
+    }
+    return out;
+}
+
+// A worker of a parameter_server job: trains the steps the coordinator hands it until it is told
+// the job is over.
+RunOutcome trainSteps(const RunRequest& request, const Placement& place) {
+    const Experiment& x = request.experiment;
+    const engine::ClusterSpec& cluster = *request.cluster;
+    engine::PsWorkerConfig c;
+    c.coordinatorHost = cluster.coordinator().host;
+    c.coordinatorPort = cluster.coordinator().port;
+    c.token = request.jobToken;
+    c.index = static_cast<uint32_t>(cluster.task_index);
+    c.threads = place.threadsPerReplica;
+    c.model = x.model;
+    c.seed = x.train.seed;
+    c.timeout = std::chrono::milliseconds(static_cast<int64_t>(x.strategy.timeout_s * 1000));
+    c.connectTimeout = std::max(c.timeout, std::chrono::milliseconds(60'000));
+    RunOutcome out;
+    try {
+        const engine::PsWorkerSummary done = engine::runParameterServerWorker(c, request.log);
+        out.summary.steps = done.steps;
+        out.status = profiler::RunStatus::Completed;
+    } catch (const std::exception& e) {
+        out.message = e.what();
+    }
+    return out;
+}
+
+// What a parameter_server run keeps about its updates (run_attributes).
+std::vector<std::pair<std::string, std::string>> parameterServerAttributes(const engine::ParameterServerStats& st,
+                                                                           size_t servers) {
+    std::vector<int64_t> v = st.staleness;
+    std::sort(v.begin(), v.end());
+    auto at = [&](double q) { return v.empty() ? 0 : v[static_cast<size_t>(q * static_cast<double>(v.size() - 1))]; };
+    double sum = 0;
+    for (int64_t x : v) sum += static_cast<double>(x);
+    return {{"ps.servers", std::to_string(servers)},
+            {"ps.updates", std::to_string(v.size())},
+            {"ps.staleness_mean", shortNumber(v.empty() ? 0.0 : std::round(100 * sum / static_cast<double>(v.size())) / 100)},
+            {"ps.staleness_p50", std::to_string(at(0.5))},
+            {"ps.staleness_p95", std::to_string(at(0.95))},
+            {"ps.staleness_max", std::to_string(v.empty() ? 0 : v.back())},
+            {"ps.rescheduled_steps", std::to_string(st.rescheduled_steps)},
+            {"ps.lost_workers", std::to_string(st.lost_workers)}};
+}
+
 }  // namespace
 
 RunOutcome runExperiment(const RunRequest& request) {
     const Experiment& x = request.experiment;
     auto say = [&](const std::string& m) { if (request.log) request.log(m); };
     const bool multiWorker = x.strategy.type == "multi_worker";
-    if (multiWorker && !request.cluster)
-        throw std::invalid_argument("a multi_worker experiment runs as a job of worker processes: start it with "
+    const bool parameterServer = x.strategy.type == "parameter_server";
+    if ((multiWorker || parameterServer) && !request.cluster)
+        throw std::invalid_argument("a " + x.strategy.type + " experiment runs as a job of processes: start it with "
                                     "`trainbench-cli run`, or each task with `trainbench-cli worker` and TF_CONFIG");
     const Placement place = placementFor(x, request.cluster);
+    if (parameterServer) {
+        const engine::ClusterSpec& c = *request.cluster;
+        if (c.chief.empty())
+            throw std::invalid_argument("a parameter_server job needs a chief task: it coordinates the workers");
+        if (c.ps.empty()) throw std::invalid_argument("a parameter_server job needs at least one ps task");
+        if (c.worker.empty()) throw std::invalid_argument("a parameter_server job needs at least one worker task");
+        if (c.task_type == "ps") return serveParameters(request);
+        if (c.task_type == "worker") return trainSteps(request, place);
+        if (c.task_type != "chief")
+            throw std::invalid_argument("this task is a '" + c.task_type + "' task; a parameter_server job has chief, "
+                                        "worker and ps tasks");
+    }
     const int rank = multiWorker ? request.cluster->rank() : 0;
     if (rank < 0) throw std::invalid_argument("this task is a '" + request.cluster->task_type +
                                               "' task; multi_worker trains on the chief and workers only");
@@ -241,6 +335,7 @@ RunOutcome runExperiment(const RunRequest& request) {
         std::unique_ptr<engine::Model> model;
         std::unique_ptr<engine::Optimizer> optimizer;
         std::unique_ptr<engine::Strategy> strategy;
+        engine::ParameterServerStrategy* psStrategy = nullptr;
         if (multiWorker) {
             engine::GlooTransport transport;
             transport.hostname = request.cluster->self().host;
@@ -251,6 +346,19 @@ RunOutcome runExperiment(const RunRequest& request) {
             strategy = std::make_unique<engine::MultiWorkerStrategy>(
                 std::move(collective), place.threadsPerReplica, x.model, shape, data.num_classes, x.optimizer,
                 x.train.seed, x.strategy.bucket_mb, x.strategy.overlap, request.stop);
+        } else if (parameterServer) {
+            engine::ParameterServerStrategyConfig pc;
+            pc.listen = request.cluster->self();
+            pc.token = request.jobToken;
+            pc.servers = request.cluster->ps;
+            pc.workers = place.replicas;
+            pc.threadsPerWorker = place.threadsPerReplica;
+            pc.timeout = std::chrono::milliseconds(static_cast<int64_t>(x.strategy.timeout_s * 1000));
+            pc.log = request.log;
+            auto p = std::make_unique<engine::ParameterServerStrategy>(pc, place.threadsPerReplica, x.model, shape,
+                                                                       data.num_classes, x.optimizer, x.train.seed);
+            psStrategy = p.get();
+            strategy = std::move(p);
         } else if (x.strategy.type == "mirrored") {
             strategy = std::make_unique<engine::MirroredStrategy>(place.replicas, place.threadsPerReplica, x.model, shape,
                                                                   data.num_classes, x.optimizer, x.train.seed,
@@ -285,6 +393,9 @@ RunOutcome runExperiment(const RunRequest& request) {
         // same step; the observer must not stop this rank alone.
         RecordingObserver observer(writer ? &*writer : nullptr, request.observer, multiWorker ? nullptr : request.stop);
         summary = trainer.run(observer, progress ? &*progress : nullptr, hook);
+        strategy->finish();
+        if (psStrategy && writer)
+            writer->attributes(parameterServerAttributes(psStrategy->stats(), request.cluster->ps.size()));
     } catch (const profiler::StoreError&) {
         throw;  // the writer already marked what it could; nothing more can be written
     } catch (const std::exception& e) {

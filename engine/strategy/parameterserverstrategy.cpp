@@ -20,7 +20,7 @@
 #include "engine/model/model.h"
 #include "engine/optim/optimizer.h"
 #include "engine/strategy/framedclient.h"
-#include "engine/strategy/jobtoken.h"
+#include "engine/util/sametoken.h"
 #include "engine/strategy/psprotocol.h"
 #include "engine/util/errors.h"
 
@@ -37,6 +37,8 @@ constexpr std::chrono::milliseconds kHelloTimeout{10'000};
 constexpr std::chrono::milliseconds kWatchdogPeriod{200};
 // Workers' Task and Result messages carry a batch; anything larger than this is not one of ours.
 constexpr uint64_t kMaxWorkerPayload = 64ull << 20;
+// Until a peer has said Hello with the token, it gets no big buffers.
+constexpr uint64_t kMaxHelloPayload = 64ull << 10;
 
 std::string seconds(std::chrono::milliseconds t) {
     const double s = static_cast<double>(t.count()) / 1000.0;
@@ -103,7 +105,7 @@ struct ParameterServerStrategy::Impl {
     class Session : public std::enable_shared_from_this<Session> {
     public:
         Session(tcp::socket s, Impl& impl, uint64_t id)
-            : socket_(std::move(s)), impl_(impl), id_(id), decoder_(kMaxWorkerPayload) {
+            : socket_(std::move(s)), impl_(impl), id_(id), decoder_(kMaxHelloPayload) {
             error_code ec;
             const tcp::endpoint ep = socket_.remote_endpoint(ec);
             peer_ = ec ? std::string("an unknown peer") : ep.address().to_string() + ":" + std::to_string(ep.port());
@@ -198,6 +200,7 @@ struct ParameterServerStrategy::Impl {
                     return;
                 }
                 authenticated_ = true;
+                decoder_.setMaxPayload(kMaxWorkerPayload);
                 worker_ = static_cast<int>(hello.index);
                 write(std::make_shared<const std::string>(ps::Welcome{ps::Role::Coordinator, 0}.encode()));
                 write(std::make_shared<const std::string>(impl_.layout.encode()));

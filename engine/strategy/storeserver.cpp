@@ -15,7 +15,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/strategy/jobtoken.h"
 #include "engine/util/errors.h"
 #include "engine/util/sametoken.h"
 

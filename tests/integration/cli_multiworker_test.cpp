@@ -17,33 +17,10 @@ using namespace trainbench;
 using trainbench::testing::CliProcess;
 using trainbench::testing::runCli;
 using trainbench::testing::stepsOf;
+using trainbench::testing::taskOnceTrained;
 using trainbench::testing::TempDir;
 using trainbench::testing::worstRelativeLossDifference;
 using trainbench::testing::writeExperiment;
-
-namespace {
-
-// The worker process (rank 1: its TF_CONFIG says "worker") of the job training `experiment`, once the
-// run has committed `minSteps` steps; -1 if that does not happen within a minute.
-pid_t workerOnceTrained(const std::string& db, const std::string& name, const std::string& experiment,
-                        size_t minSteps, std::chrono::milliseconds poll) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (std::chrono::steady_clock::now() < deadline) {
-        std::this_thread::sleep_for(poll);
-        if (stepsOf(db, name).size() < minSteps) continue;
-        for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-            std::ifstream env(entry.path() / "environ");
-            const std::string all((std::istreambuf_iterator<char>(env)), std::istreambuf_iterator<char>());
-            if (all.find("\"type\":\"worker\"") == std::string::npos) continue;
-            std::ifstream cmd(entry.path() / "cmdline");
-            const std::string cl((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
-            if (cl.find(experiment) != std::string::npos) return std::stoi(entry.path().filename().string());
-        }
-    }
-    return -1;
-}
-
-}  // namespace
 
 TEST(CliMultiWorker, FollowsOneDevicesLossCurveAndRecordsEveryRank) {
     TempDir tmp;
@@ -92,7 +69,7 @@ TEST(CliMultiWorker, AKilledWorkerFailsTheJobNamingIt) {
                                           "\"type\": \"multi_worker\", \"replicas\": 2, \"timeout_s\": 20");
     CliProcess job({"run", x, "--db", db, "-q", "--set", "data.train_limit=6400"}, tmp.path);
     // Once the job has trained a few steps, kill the worker (not the chief).
-    const pid_t workerPid = workerOnceTrained(db, "doomed", x, 5, std::chrono::milliseconds(200));
+    const pid_t workerPid = taskOnceTrained(db, "doomed", x, "worker", 0, 5, std::chrono::milliseconds(200));
     ASSERT_GT(workerPid, 0) << "no worker process found";
     const auto killedAt = std::chrono::steady_clock::now();
     ::kill(workerPid, SIGKILL);
@@ -147,7 +124,7 @@ TEST(CliMultiWorker, AKilledWorkerIsRestartedFromTheCheckpoint) {
 
     const std::string x = writeExperiment(tmp.path, "restarted", 64, 150, strategy);
     CliProcess job({"run", x, "--db", db, "-q", "--set", "train.checkpoint_every_steps=20"}, tmp.path);
-    const pid_t workerPid = workerOnceTrained(db, "restarted", x, 50, std::chrono::milliseconds(20));
+    const pid_t workerPid = taskOnceTrained(db, "restarted", x, "worker", 0, 50, std::chrono::milliseconds(20));
     ASSERT_GT(workerPid, 0) << "no worker process found";
     ::kill(workerPid, SIGKILL);
     const auto result = job.wait();
@@ -184,7 +161,7 @@ TEST(CliMultiWorker, AHungWorkerIsNoticedAfterTheTimeout) {
                                           "\"type\": \"multi_worker\", \"replicas\": 2, \"timeout_s\": 3, "
                                           "\"max_restarts\": 0");
     CliProcess job({"run", x, "--db", db, "-q", "--set", "data.train_limit=6400"}, tmp.path);
-    const pid_t workerPid = workerOnceTrained(db, "hung", x, 5, std::chrono::milliseconds(100));
+    const pid_t workerPid = taskOnceTrained(db, "hung", x, "worker", 0, 5, std::chrono::milliseconds(100));
     ASSERT_GT(workerPid, 0) << "no worker process found";
     const auto stoppedAt = std::chrono::steady_clock::now();
     ::kill(workerPid, SIGSTOP);
