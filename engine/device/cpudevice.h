@@ -4,6 +4,10 @@
 
 namespace trainbench::engine {
 
+// Gives the calling thread an OpenMP budget of `threads` (0: every core) for what it runs from now
+// on, and sets flush-to-zero / denormals-are-zero in it and in its OpenMP team.
+void bindComputeThreads(int threads);
+
 class CpuDevice {
 public:
     // threads = 0 uses every core. oneDNN here runs on OpenMP, so the budget is the OpenMP team size

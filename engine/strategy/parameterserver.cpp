@@ -20,6 +20,7 @@
 #include "engine/strategy/psprotocol.h"
 #include "engine/strategy/storewire.h"
 #include "engine/util/errors.h"
+#include "engine/device/cpudevice.h"
 #include "engine/util/sametoken.h"
 
 namespace trainbench::engine {
@@ -346,6 +347,7 @@ ParameterServer::ParameterServer(ParameterServerConfig config) : impl_(std::make
     m.server = std::make_unique<Server>(std::move(config), where);
     m.accept();
     m.thread = std::thread([&m] {
+        bindComputeThreads(std::max(1, m.server->config.threads));
         try {
             m.io->run();
         } catch (const std::exception& e) {  // a handler threw past its connection: say so rather than terminate

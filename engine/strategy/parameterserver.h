@@ -22,6 +22,10 @@ struct ParameterServerConfig {
     std::string token;               // the job's token; must not be empty
     uint32_t index = 0;              // this server's index in the cluster spec
     OptimizerConfig optimizer;       // updates the shard; its state travels in Init and State
+    // Threads that apply an update (its server thread's OpenMP budget, with flush-to-zero as the
+    // trainers have). One by default: servers share the machine with the workers, and an idle
+    // OpenMP team spins on cores the workers need.
+    int threads = 1;
     uint64_t maxPayload = framing::kDefaultMaxPayload;  // larger frames close the connection
     // A connection must say Hello with the token within this long, or it is closed.
     std::chrono::milliseconds helloTimeout{10'000};

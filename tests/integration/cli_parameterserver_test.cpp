@@ -89,12 +89,17 @@ TEST(CliParameterServer, OneWorkerFollowsOneDevice) {
     }
 }
 
-// Two workers pushing asynchronously to one or two servers: the job learns W1 (the same accuracy
-// bar a synchronous run of this length passes), every step is recorded once with its worker, and
+// Two workers pushing asynchronously to one or two servers: the job learns W1 about as well as one
+// device does in as many steps, every step is recorded once with its worker, and
 // staleness is recorded per update and summarised.
 TEST(CliParameterServer, TwoWorkersConvergeAndRecordStaleness) {
     TempDir tmp;
     const std::string db = (tmp.path / "runs.db").string();
+    // One device on the same batches and steps: what the asynchronous job should come close to.
+    auto single = runCli({"run", writeExperiment(tmp.path, "single", 64, 400, "", 200), "--db", db, "-q"}, tmp.path);
+    ASSERT_EQ(single.exitCode, 0) << single.err;
+    const auto reference = runOf(db, "single");
+    ASSERT_TRUE(reference && reference->final_accuracy);
     for (int servers : {1, 2}) {
         const std::string name = "async" + std::to_string(servers);
         const std::string x = writeExperiment(tmp.path, name, 64, 400,
@@ -107,7 +112,10 @@ TEST(CliParameterServer, TwoWorkersConvergeAndRecordStaleness) {
         EXPECT_EQ(row->status, profiler::RunStatus::Completed);
         EXPECT_EQ(row->devices, "cpu:1x2");
         ASSERT_TRUE(row->final_accuracy);
-        EXPECT_GT(*row->final_accuracy, 0.80) << servers << " server(s)";
+        // Stale gradients cost a little; which worker pushes first varies from run to run.
+        EXPECT_GT(*row->final_accuracy, *reference->final_accuracy - 0.05)
+            << servers << " server(s); one device reached " << *reference->final_accuracy;
+        EXPECT_GT(*row->final_accuracy, 0.75) << servers << " server(s)";
 
         const auto steps = store.steps(row->id);
         ASSERT_EQ(steps.size(), 400u);
