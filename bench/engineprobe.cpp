@@ -8,6 +8,8 @@
 //  * `mirrored`: the mirrored strategy against one device (strategybench.cpp).
 //  * `allreduce`: raw Gloo all-reduce vs GlooCollective::allReduceSum between local processes
 //    (allreducebench.cpp).
+//  * `scaling`: the scaling sweep of multi_worker (sync) and parameter_server (async) over 1, 2, 4
+//    workers on W1 and W2, through trainbench-cli into a run store (scalingbench.cpp).
 // Timings alternate A, B, A, B ... and report medians, so machine drift hits both sides alike.
 #include <CLI/CLI.hpp>
 
@@ -21,6 +23,7 @@
 #include "bench/allreducebench.h"
 #include "bench/benchutil.h"
 #include "bench/inputbench.h"
+#include "bench/scalingbench.h"
 #include "bench/sourcesprobe.h"
 #include "bench/strategybench.h"
 #include "engine/data/batcher.h"
@@ -263,7 +266,34 @@ int main(int argc, char** argv) {
     arw->add_option("--size", ranks)->required();
     arw->add_option("--store", store)->required();
     arw->add_option("-s,--seconds", allreduceSeconds);
+    trainbench::bench::ScalingOptions scaling;
+#ifdef TRAINBENCH_CLI_PATH
+    scaling.cli = TRAINBENCH_CLI_PATH;
+#endif
+    scaling.experiments = std::string(TRAINBENCH_SOURCE_DIR) + "/experiments";
+    std::string workload = "both", asyncBatch = "split";
+    auto* sc = app.add_subcommand("scaling", "scaling sweep: sync (multi_worker) vs async (parameter_server)");
+    sc->add_option("--workload", workload, "w1, w2 or both")->check(CLI::IsMember({"w1", "w2", "both"}));
+    sc->add_option("--workers", scaling.workers, "worker counts (default 1,2,4)")->delimiter(',');
+    sc->add_option("--modes", scaling.modes, "single, sync, async (default sync,async)")->delimiter(',');
+    sc->add_option("--db", scaling.db, "run store the runs are recorded in (default scaling.db)");
+    sc->add_option("--max-epochs", scaling.maxEpochs, "epoch cap of a run that does not reach the target (default 10)");
+    sc->add_option("--servers", scaling.servers, "async: parameter servers (default 1)");
+    sc->add_option("--threads", scaling.threads, "compute threads per worker (default 1)");
+    sc->add_option("--async-batch", asyncBatch, "async worker batch: split (batch / N, default) or full (batch)")
+        ->check(CLI::IsMember({"split", "full"}));
+    sc->add_option("-r,--repeats", scaling.repeats, "rounds over all points; medians (default 1)");
+    sc->add_flag("--quick", scaling.quick, "smoke test: a step limit, no evaluation, no target");
+    sc->add_option("--steps", scaling.quickSteps, "step limit of --quick (default 200)");
+    sc->add_option("--cli", scaling.cli, "trainbench-cli to run (default: the one built with this tool)");
+    sc->add_option("--experiments", scaling.experiments, "folder with fmnist-mlp.json and fmnist-cnn.json");
     CLI11_PARSE(app, argc, argv);
+    if (*sc) {
+        scaling.workloads = {workload};
+        if (workload == "both") scaling.workloads = {"w1", "w2"};
+        scaling.asyncFullBatch = asyncBatch == "full";
+        return trainbench::bench::scalingSweep(scaling);
+    }
     if (*ar) return trainbench::bench::allreduceBench(ranks, allreduceSeconds);
     if (*arw) return trainbench::bench::allreduceWorker(rank, ranks, store, allreduceSeconds);
     if (*mir) return trainbench::bench::mirroredScaling(preset, replicas, rounds, steps, batch);
