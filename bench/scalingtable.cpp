@@ -102,7 +102,14 @@ PointFigures summarize(const PointResults& results) {
         if (!r.computeSeconds || r.samples <= 0) return std::nullopt;
         return *r.computeSeconds * results.point.workers / static_cast<double>(r.samples);
     });
-    f.commShare = medianOf(done, [](const RunOutcome& r) { return shareOf(*r.run, r.run->comm_seconds); });
+    // An asynchronous step runs on one worker and its comm_seconds are that worker's, so the run's
+    // total is the workers' sum: divided by the workers, it is each one's mean, as for sync.
+    const double commWorkers = results.point.mode == Mode::Async ? results.point.workers : 1.0;
+    f.commShare = medianOf(done, [commWorkers](const RunOutcome& r) -> std::optional<double> {
+        const auto share = shareOf(*r.run, r.run->comm_seconds);
+        if (!share) return std::nullopt;
+        return *share / commWorkers;
+    });
     f.waitShare = medianOf(done, [](const RunOutcome& r) { return shareOf(*r.run, r.run->wait_seconds); });
     f.inputShare = medianOf(done, [](const RunOutcome& r) { return shareOf(*r.run, r.run->input_seconds); });
     f.stalenessMean = medianOf(done, [](const RunOutcome& r) { return r.stalenessMean; });

@@ -21,6 +21,9 @@ int workerCommand(const RunArgs& args, const StopSignals& signals);
 inline constexpr const char* kJobTokenVariable = "TRAINBENCH_JOB_TOKEN";
 // Set by the launcher when it restarts a failed job: the tasks resume from train.checkpoint_path.
 inline constexpr const char* kJobRestartsVariable = "TRAINBENCH_JOB_RESTARTS";
+// Set by the local launcher to its pid: its tasks (in process groups of their own, so that a Ctrl-C
+// reaches only the launcher) are asked to stop if it dies.
+inline constexpr const char* kJobLauncherVariable = "TRAINBENCH_JOB_LAUNCHER";
 }  // namespace trainbench::cli
 namespace trainbench::app {
 struct Experiment;

@@ -140,6 +140,7 @@ Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overri
         env.push_back("TF_CONFIG=" + engine::clusterSpecJson(mine));
         env.push_back(std::string(kJobTokenVariable) + "=" + token);
         if (restarts > 0) env.push_back(std::string(kJobRestartsVariable) + "=" + std::to_string(restarts));
+        env.push_back(std::string(kJobLauncherVariable) + "=" + std::to_string(::getpid()));
         std::vector<std::string> argv = {"trainbench-cli", "worker", args.file, "--db", args.db};
         for (const std::string& o : overrides) {
             argv.push_back("--set");
@@ -157,7 +158,10 @@ Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overri
         sigset_t none;
         sigemptyset(&none);
         posix_spawnattr_setsigmask(&attr, &none);
-        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+        // Each task in a process group of its own: a Ctrl-C at the terminal reaches the launcher
+        // only, which relays it once (the tasks would otherwise get it twice and stop at once).
+        posix_spawnattr_setpgroup(&attr, 0);
+        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
         Task& t = tasks[r];
         const int rc = posix_spawn(&t.pid, "/proc/self/exe", nullptr, &attr, cargv.data(), cenv.data());
         posix_spawnattr_destroy(&attr);

@@ -2,6 +2,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "app/cli/commands.h"
@@ -146,6 +148,15 @@ int workerCommand(const RunArgs& args, const StopSignals& signals) {
     if (token == nullptr || *token == '\0') {
         std::fprintf(stderr, "worker: %s is not set; every task of a job needs the job's token\n", kJobTokenVariable);
         return kExitUsage;
+    }
+    // Started by a local launcher: stop (SIGTERM, as a stop request) if it dies, as the tasks do not
+    // share its process group and would not hear a Ctrl-C meant for the job.
+    if (const char* launcher = std::getenv(kJobLauncherVariable)) {
+        ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (::getppid() != static_cast<pid_t>(std::atoll(launcher))) {
+            std::fprintf(stderr, "worker: the job's launcher (pid %s) is gone\n", launcher);
+            return kExitRunFailed;
+        }
     }
     const char* restarts = std::getenv(kJobRestartsVariable);
     return trainHere(args, experiment, signals, cluster, token, restarts ? std::atoi(restarts) : 0);

@@ -1,5 +1,6 @@
-// launch-script: the Slurm batch script runs a real two-task job (with stand-ins for scontrol and
-// srun that start the tasks on this machine), and the Kubeflow manifest has the TFJob's shape.
+// launch-script: the Slurm batch script runs a real multi_worker and a real parameter_server job
+// (with stand-ins for scontrol and srun that start the tasks on this machine), and the Kubeflow
+// manifest has the TFJob's shape.
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
@@ -68,6 +69,40 @@ TEST(CliLaunchScript, TheSlurmScriptRunsTheJob) {
     EXPECT_EQ(store.replicaSteps(runs[0].id).size(), 40u);
 }
 
+// A chief, two workers and a parameter server: four "nodes", here four loopback addresses (the
+// tasks all listen on the script's one port, as on a cluster).
+TEST(CliLaunchScript, TheSlurmScriptRunsAParameterServerJob) {
+    TempDir tmp;
+    const std::string script = (tmp.path / "ps.sbatch").string();
+    const std::string db = (tmp.path / "runs.db").string();
+    auto gen = runCli({"launch-script", experiment(tmp.path), "--slurm", "--db", db, "--port", "29519", "-o", script,
+                       "--set", "strategy.type=parameter_server"},
+                      tmp.path);
+    ASSERT_EQ(gen.exitCode, 0) << gen.err;
+    EXPECT_NE(gen.err.find("Slurm batch script, 4 task(s)"), std::string::npos) << gen.err;
+    const auto bin = tmp.path / "bin";
+    std::filesystem::create_directories(bin);
+    writeExecutable(bin / "scontrol", "#!/bin/bash\nfor i in 1 2 3 4; do echo 127.0.0.$i; done\n");
+    writeExecutable(bin / "srun",
+                    "#!/bin/bash\nwhile [[ $1 == --* ]]; do shift; done\npids=()\n"
+                    "for i in 0 1 2 3; do SLURM_PROCID=$i \"$@\" & pids+=($!); done\n"
+                    "rc=0; for p in \"${pids[@]}\"; do wait $p || rc=1; done; exit $rc\n");
+    std::filesystem::create_symlink(TRAINBENCH_CLI_PATH, bin / "trainbench-cli");
+    const std::string command = "cd " + tmp.path.string() + " && PATH=" + bin.string() +
+                                ":$PATH SLURM_JOB_NODELIST=node[1-4] bash " + script + " > slurm.out 2>&1";
+    const int rc = std::system(command.c_str());
+    EXPECT_EQ(rc, 0) << trainbench::testing::readAll(tmp.path / "slurm.out");
+
+    auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
+    const auto runs = store.listRuns();
+    ASSERT_EQ(runs.size(), 1u) << "the chief records the job once";
+    EXPECT_EQ(runs[0].status, profiler::RunStatus::Completed);
+    EXPECT_EQ(runs[0].strategy, "parameter_server");
+    EXPECT_EQ(runs[0].replicas, 2);
+    EXPECT_EQ(runs[0].steps, 40) << "1280 examples in steps of 32 (each worker's half of the batch)";
+    EXPECT_EQ(store.psUpdates(runs[0].id).size(), 40u);
+}
+
 TEST(CliLaunchScript, TheKubeflowManifestIsATfJobWithATokenSecret) {
     TempDir tmp;
     auto gen = runCli({"launch-script", experiment(tmp.path), "--kubeflow", "--workers", "4", "--image", "registry/tb:1",
@@ -86,6 +121,13 @@ TEST(CliLaunchScript, TheKubeflowManifestIsATfJobWithATokenSecret) {
     auto again = runCli({"launch-script", experiment(tmp.path), "--kubeflow"}, tmp.path);
     auto token = [](const std::string& s) { return s.substr(s.find("token: \""), 44); };
     EXPECT_NE(token(again.out), token(y));
+
+    auto ps = runCli({"launch-script", experiment(tmp.path), "--kubeflow", "--set", "strategy.type=parameter_server",
+                      "--set", "strategy.parameter_servers=2"},
+                     tmp.path);
+    ASSERT_EQ(ps.exitCode, 0) << ps.err;
+    for (const char* line : {"    Chief:\n      replicas: 1\n", "    Worker:\n      replicas: 2\n", "    PS:\n      replicas: 2\n"})
+        EXPECT_NE(ps.out.find(line), std::string::npos) << line << "\n" << ps.out;
 
     auto wrong = runCli({"launch-script", experiment(tmp.path), "--kubeflow", "--set", "strategy.type=mirrored"}, tmp.path);
     EXPECT_EQ(wrong.exitCode, 2);
