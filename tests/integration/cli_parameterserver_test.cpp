@@ -96,14 +96,21 @@ TEST(CliParameterServer, TwoWorkersConvergeAndRecordStaleness) {
     TempDir tmp;
     const std::string db = (tmp.path / "runs.db").string();
     // One device on the same batches and steps: what the asynchronous job should come close to.
-    auto single = runCli({"run", writeExperiment(tmp.path, "single", 64, 400, "", 200), "--db", db, "-q"}, tmp.path);
+    auto single = runCli({"run", writeExperiment(tmp.path, "single", 64, 400, "", 100), "--db", db, "-q"}, tmp.path);
     ASSERT_EQ(single.exitCode, 0) << single.err;
     const auto reference = runOf(db, "single");
-    ASSERT_TRUE(reference && reference->final_accuracy);
+    ASSERT_TRUE(reference && reference->best_accuracy);
+    // Mean training loss over the last 100 steps: steadier than one evaluation on 500 examples.
+    auto lateLoss = [](const std::vector<engine::StepRecord>& steps) {
+        double sum = 0;
+        for (size_t i = steps.size() - 100; i < steps.size(); ++i) sum += steps[i].loss;
+        return sum / 100;
+    };
+    const double referenceLoss = lateLoss(stepsOf(db, "single"));
     for (int servers : {1, 2}) {
         const std::string name = "async" + std::to_string(servers);
         const std::string x = writeExperiment(tmp.path, name, 64, 400,
-                                              kTwoWorkers + ", \"parameter_servers\": " + std::to_string(servers), 200);
+                                              kTwoWorkers + ", \"parameter_servers\": " + std::to_string(servers), 100);
         auto job = runCli({"run", x, "--db", db, "-q"}, tmp.path);
         ASSERT_EQ(job.exitCode, 0) << job.err << job.out;
         auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
@@ -111,16 +118,18 @@ TEST(CliParameterServer, TwoWorkersConvergeAndRecordStaleness) {
         ASSERT_TRUE(row);
         EXPECT_EQ(row->status, profiler::RunStatus::Completed);
         EXPECT_EQ(row->devices, "cpu:1x2");
-        ASSERT_TRUE(row->final_accuracy);
-        // Stale gradients cost a little; which worker pushes first varies from run to run.
-        EXPECT_GT(*row->final_accuracy, *reference->final_accuracy - 0.05)
-            << servers << " server(s); one device reached " << *reference->final_accuracy;
-        EXPECT_GT(*row->final_accuracy, 0.75) << servers << " server(s)";
+        ASSERT_TRUE(row->best_accuracy);
+        // Stale gradients cost a little, and which worker pushes first varies from run to run: the
+        // best of the four evaluations, and the late training loss, against one device's.
+        EXPECT_GT(*row->best_accuracy, *reference->best_accuracy - 0.05)
+            << servers << " server(s); one device reached " << *reference->best_accuracy;
+        EXPECT_GT(*row->best_accuracy, 0.75) << servers << " server(s)";
 
         const auto steps = store.steps(row->id);
         ASSERT_EQ(steps.size(), 400u);
         for (size_t i = 0; i < steps.size(); ++i) EXPECT_EQ(steps[i].step, static_cast<int64_t>(i + 1));
-        EXPECT_LT(steps.back().loss, steps.front().loss);
+        EXPECT_LT(lateLoss(steps), 1.3 * referenceLoss) << servers << " server(s)";
+        EXPECT_LT(lateLoss(steps), 0.3 * steps.front().loss) << servers << " server(s)";
         const auto workers = store.replicaSteps(row->id);
         ASSERT_EQ(workers.size(), 400u) << "one worker per step";
         int64_t perWorker[2] = {0, 0};
