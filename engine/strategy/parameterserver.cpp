@@ -21,6 +21,7 @@
 #include "engine/strategy/storewire.h"
 #include "engine/util/errors.h"
 #include "engine/device/cpudevice.h"
+#include "engine/strategy/asiolisten.h"
 #include "engine/util/sametoken.h"
 
 namespace trainbench::engine {
@@ -285,16 +286,6 @@ private:
     uint32_t index_ = 0;
 };
 
-asio::ip::address listenAddress(asio::io_context& io, const std::string& host, const std::string& wanted) {
-    error_code ec;
-    const auto address = asio::ip::make_address(host, ec);
-    if (!ec) return address;
-    tcp::resolver resolver(io);
-    const auto results = resolver.resolve(host, "0", ec);
-    if (ec || results.empty())
-        throw ConnectionError("parameter server: cannot listen on " + wanted + ": cannot resolve the host: " + ec.message());
-    return results.begin()->endpoint().address();
-}
 
 }  // namespace
 
@@ -329,19 +320,12 @@ ParameterServer::ParameterServer(ParameterServerConfig config) : impl_(std::make
     Impl& m = *impl_;
     m.io.emplace(1);
     const std::string wanted = storewire::formatHostPort(config.host, config.port);
-    try {
-        const tcp::endpoint ep(listenAddress(*m.io, config.host, wanted), config.port);
-        m.acceptor.emplace(*m.io);
-        m.backoff.emplace(*m.io);
-        m.acceptor->open(ep.protocol());
-        m.acceptor->set_option(tcp::acceptor::reuse_address(true));
-        m.acceptor->bind(ep);
-        m.acceptor->listen();
-        m.port = m.acceptor->local_endpoint().port();
-    } catch (const boost::system::system_error& e) {
+    m.acceptor.emplace(*m.io);
+    m.backoff.emplace(*m.io);
+    if (const std::string why = listenOn(*m.acceptor, config.host, config.port); !why.empty())
         throw ConnectionError("parameter server " + std::to_string(config.index) + ": cannot listen on " + wanted + ": " +
-                              e.code().message());
-    }
+                              why);
+    m.port = m.acceptor->local_endpoint().port();
     const std::string where =
         "parameter server " + std::to_string(config.index) + " at " + storewire::formatHostPort(config.host, m.port);
     m.server = std::make_unique<Server>(std::move(config), where);

@@ -19,6 +19,7 @@
 
 #include "engine/model/model.h"
 #include "engine/optim/optimizer.h"
+#include "engine/strategy/asiolisten.h"
 #include "engine/strategy/framedclient.h"
 #include "engine/util/sametoken.h"
 #include "engine/strategy/psprotocol.h"
@@ -474,23 +475,9 @@ ParameterServerStrategy::ParameterServerStrategy(ParameterServerStrategyConfig c
     for (const HostPort& hp : m.config.servers) m.layout.servers.push_back(hp.text());
     m.layout.shards = ps::shardVariables(variables, static_cast<int>(m.config.servers.size()));
 
-    error_code ec;
-    const auto address = asio::ip::make_address(m.config.listen.host == "localhost" ? "127.0.0.1" : m.config.listen.host, ec);
-    tcp::endpoint endpoint;
-    if (!ec) {
-        endpoint = tcp::endpoint(address, static_cast<uint16_t>(m.config.listen.port));
-    } else {
-        tcp::resolver resolver(m.io);
-        const auto found = resolver.resolve(m.config.listen.host, std::to_string(m.config.listen.port), ec);
-        if (ec || found.empty())
-            throw ConnectionError("coordinator: cannot resolve '" + m.config.listen.host + "': " + ec.message());
-        endpoint = found.begin()->endpoint();
-    }
-    m.acceptor.open(endpoint.protocol(), ec);
-    if (!ec) m.acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
-    if (!ec) m.acceptor.bind(endpoint, ec);
-    if (!ec) m.acceptor.listen(asio::socket_base::max_listen_connections, ec);
-    if (ec) throw ConnectionError("coordinator: cannot listen on " + m.config.listen.text() + ": " + ec.message());
+    if (const std::string why = listenOn(m.acceptor, m.config.listen.host, static_cast<uint16_t>(m.config.listen.port));
+        !why.empty())
+        throw ConnectionError("coordinator: cannot listen on " + m.config.listen.text() + ": " + why);
     m.accept();
     m.watch();
     m.thread = std::thread([&m] { m.io.run(); });

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/util/errors.h"
+#include "engine/strategy/asiolisten.h"
 #include "engine/util/sametoken.h"
 
 namespace trainbench::engine {
@@ -248,16 +249,6 @@ private:
     std::vector<std::string> waitKeys_;
 };
 
-asio::ip::address resolveListenAddress(asio::io_context& io, const std::string& host) {
-    error_code ec;
-    const auto address = asio::ip::make_address(host, ec);
-    if (!ec) return address;
-    tcp::resolver resolver(io);
-    const auto results = resolver.resolve(host, "0", ec);
-    if (ec || results.empty())
-        throw RendezvousError("rendezvous store: cannot resolve the listen host '" + host + "': " + ec.message());
-    return results.begin()->endpoint().address();
-}
 
 }  // namespace
 
@@ -293,18 +284,11 @@ StoreServer::StoreServer(StoreServerConfig config) : impl_(std::make_unique<Impl
     Impl& m = *impl_;
     m.io.emplace(1);
     const std::string wanted = formatHostPort(config.host, config.port);
-    try {
-        const tcp::endpoint ep(resolveListenAddress(*m.io, config.host), config.port);
-        m.acceptor.emplace(*m.io);
-        m.backoff.emplace(*m.io);
-        m.acceptor->open(ep.protocol());
-        m.acceptor->set_option(tcp::acceptor::reuse_address(true));
-        m.acceptor->bind(ep);
-        m.acceptor->listen();
-        m.port = m.acceptor->local_endpoint().port();
-    } catch (const boost::system::system_error& e) {
-        throw RendezvousError("rendezvous store: cannot listen on " + wanted + ": " + e.code().message());
-    }
+    m.acceptor.emplace(*m.io);
+    m.backoff.emplace(*m.io);
+    if (const std::string why = listenOn(*m.acceptor, config.host, config.port); !why.empty())
+        throw RendezvousError("rendezvous store: cannot listen on " + wanted + ": " + why);
+    m.port = m.acceptor->local_endpoint().port();
     m.shared.where = formatHostPort(config.host, m.port);
     m.shared.config = std::move(config);
     m.accept();

@@ -7,6 +7,8 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "profiler/store/runstore.h"
 #include "tests/integration/clirunner.h"
@@ -30,6 +32,25 @@ std::string experiment(const std::filesystem::path& dir) {
     return path.string();
 }
 
+// Runs a generated Slurm script with stand-ins: `hosts` "nodes" on this machine (one loopback name
+// each, as scontrol lists them) and an srun that starts one copy of its command per node with
+// SLURM_PROCID set, as Slurm does. Returns the script's exit status; its output is in slurm.out.
+int runSlurmScript(const std::filesystem::path& dir, const std::string& script, const std::vector<std::string>& hosts) {
+    const auto bin = dir / "bin";
+    std::filesystem::create_directories(bin);
+    std::string scontrol = "#!/bin/bash\n";
+    for (const std::string& h : hosts) scontrol += "echo " + h + "\n";
+    writeExecutable(bin / "scontrol", scontrol);
+    writeExecutable(bin / "srun",
+                    "#!/bin/bash\nwhile [[ $1 == --* ]]; do shift; done\npids=()\n"
+                    "for ((i = 0; i < " + std::to_string(hosts.size()) + "; i++)); do SLURM_PROCID=$i \"$@\" & pids+=($!); done\n"
+                    "rc=0; for p in \"${pids[@]}\"; do wait $p || rc=1; done; exit $rc\n");
+    std::filesystem::create_symlink(TRAINBENCH_CLI_PATH, bin / "trainbench-cli");
+    const std::string command = "cd " + dir.string() + " && PATH=" + bin.string() + ":$PATH SLURM_JOB_NODELIST=node[1-" +
+                                std::to_string(hosts.size()) + "] bash " + script + " > slurm.out 2>&1";
+    return std::system(command.c_str());
+}
+
 }  // namespace
 
 TEST(CliLaunchScript, TheSlurmScriptRunsTheJob) {
@@ -44,19 +65,8 @@ TEST(CliLaunchScript, TheSlurmScriptRunsTheJob) {
     ASSERT_EQ(gen.exitCode, 0) << gen.err;
     EXPECT_NE(gen.err.find("Slurm batch script, 2 task(s)"), std::string::npos) << gen.err;
 
-    // Stand-ins: two "nodes" on this machine under two loopback names, and an srun that starts one
-    // copy of its command per node with SLURM_PROCID set, as Slurm does.
-    const auto bin = tmp.path / "bin";
-    std::filesystem::create_directories(bin);
-    writeExecutable(bin / "scontrol", "#!/bin/bash\necho 127.0.0.1\necho localhost\n");
-    writeExecutable(bin / "srun",
-                    "#!/bin/bash\nwhile [[ $1 == --* ]]; do shift; done\npids=()\n"
-                    "for i in 0 1; do SLURM_PROCID=$i \"$@\" & pids+=($!); done\n"
-                    "rc=0; for p in \"${pids[@]}\"; do wait $p || rc=1; done; exit $rc\n");
-    std::filesystem::create_symlink(TRAINBENCH_CLI_PATH, bin / "trainbench-cli");
-    const std::string command = "cd " + tmp.path.string() + " && PATH=" + bin.string() +
-                                ":$PATH SLURM_JOB_NODELIST=node[1-2] bash " + script + " > slurm.out 2>&1";
-    const int rc = std::system(command.c_str());
+    // Two nodes under two loopback names.
+    const int rc = runSlurmScript(tmp.path, script, {"127.0.0.1", "localhost"});
     EXPECT_EQ(rc, 0) << trainbench::testing::readAll(tmp.path / "slurm.out");
 
     auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
@@ -80,17 +90,7 @@ TEST(CliLaunchScript, TheSlurmScriptRunsAParameterServerJob) {
                       tmp.path);
     ASSERT_EQ(gen.exitCode, 0) << gen.err;
     EXPECT_NE(gen.err.find("Slurm batch script, 4 task(s)"), std::string::npos) << gen.err;
-    const auto bin = tmp.path / "bin";
-    std::filesystem::create_directories(bin);
-    writeExecutable(bin / "scontrol", "#!/bin/bash\nfor i in 1 2 3 4; do echo 127.0.0.$i; done\n");
-    writeExecutable(bin / "srun",
-                    "#!/bin/bash\nwhile [[ $1 == --* ]]; do shift; done\npids=()\n"
-                    "for i in 0 1 2 3; do SLURM_PROCID=$i \"$@\" & pids+=($!); done\n"
-                    "rc=0; for p in \"${pids[@]}\"; do wait $p || rc=1; done; exit $rc\n");
-    std::filesystem::create_symlink(TRAINBENCH_CLI_PATH, bin / "trainbench-cli");
-    const std::string command = "cd " + tmp.path.string() + " && PATH=" + bin.string() +
-                                ":$PATH SLURM_JOB_NODELIST=node[1-4] bash " + script + " > slurm.out 2>&1";
-    const int rc = std::system(command.c_str());
+    const int rc = runSlurmScript(tmp.path, script, {"127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.4"});
     EXPECT_EQ(rc, 0) << trainbench::testing::readAll(tmp.path / "slurm.out");
 
     auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
