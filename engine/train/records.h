@@ -26,6 +26,11 @@ struct ReplicaStep {
     double comm_seconds = 0.0;    // inside collectives moving and summing data (all-reduce), whether
                                   // hidden behind backward or not
     double wait_seconds = 0.0;    // inside collectives waiting for slower replicas to arrive
+    // Its step phases (exclusive seconds on the replica's thread), as in StepRecord.
+    double forward_seconds = 0.0;
+    double backward_seconds = 0.0;
+    double optimizer_seconds = 0.0;
+    double exposed_comm_seconds = 0.0;
 };
 
 // One update a parameter server applied for an asynchronous step (parameter_server strategy).
@@ -51,6 +56,16 @@ struct StepRecord {
     double wait_seconds = 0.0;  // ReplicaStep::wait_seconds, mean over replicas
     std::vector<ReplicaStep> replicas;  // per replica; empty on one device
     std::vector<ParamUpdate> updates;   // parameter_server: one per server; empty otherwise
+    // Where step_seconds went: exclusive seconds on the training thread (replica 0 of a mirrored
+    // run); input_seconds + these five = step_seconds. Zero when profiling is compiled out.
+    double forward_seconds = 0.0;       // forward pass and loss
+    double backward_seconds = 0.0;      // backward pass, optimizer updates inside it excluded
+    double optimizer_seconds = 0.0;     // optimizer updates
+    double exposed_comm_seconds = 0.0;  // blocked on the gradient exchange (moving data, waiting for peers)
+    double other_seconds = 0.0;         // the rest: bookkeeping, handing work to a worker
+    // What ran after the step and before the next one (not in step_seconds).
+    double eval_seconds = 0.0;          // a test-set evaluation
+    double checkpoint_seconds = 0.0;    // a checkpoint
 };
 
 struct EvalRecord {
