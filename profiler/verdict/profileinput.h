@@ -1,0 +1,46 @@
+#pragma once
+// Everything the bottleneck classifier looks at for one run: the per-step breakdown, the per-op
+// statistics, the machine's roofs, the memory footprint, and what the experiment was. The run store
+// reads it back for any stored run (RunStore::profileInput), so classification is a pure function.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/profile/opstats.h"
+#include "profiler/machine/machineinfo.h"
+
+namespace trainbench::profiler {
+
+// One step's breakdown (columns of the steps table). input + forward + backward + optimizer +
+// exposed_comm + other = step_seconds; eval and checkpoint ran after the step, outside it.
+struct StepSample {
+    int64_t step = 0;
+    int64_t samples = 0;
+    double step_seconds = 0.0;
+    double input_seconds = 0.0;
+    double forward_seconds = 0.0;
+    double backward_seconds = 0.0;
+    double optimizer_seconds = 0.0;
+    double exposed_comm_seconds = 0.0;
+    double other_seconds = 0.0;
+    double eval_seconds = 0.0;
+    double checkpoint_seconds = 0.0;
+    double comm_seconds = 0.0;  // in collectives moving data, hidden behind backward or not
+    double wait_seconds = 0.0;  // in collectives waiting for slower replicas
+};
+
+struct ProfileInput {
+    std::vector<StepSample> steps;          // in step order
+    std::vector<engine::prof::OpRow> ops;   // per kind and shape, whole run
+    std::optional<MachineRoofs> roofs;      // absent: not calibrated (no roofline verdicts)
+    std::optional<MemoryFootprint> memory;  // absent: not recorded
+    nlohmann::json experiment;              // the run's resolved experiment (runs.config_json)
+    std::string strategy = "single";        // single, mirrored, multi_worker, parameter_server
+    int replicas = 1;
+    int threads = 0;                        // compute threads per replica (0: unknown)
+};
+
+}  // namespace trainbench::profiler
