@@ -55,6 +55,24 @@ struct ExportArgs {
 };
 int exportCommand(const ExportArgs& args);
 
+struct ProfileArgs {
+    std::string db;
+    std::string run;
+    bool reclassify = false;  // classify again instead of showing the stored verdict
+};
+int profileCommand(const ProfileArgs& args);
+
+struct ApplyArgs {
+    std::string db;
+    std::string run;
+    int action = 1;      // 1-based, as `profile` numbers them
+    std::string output;  // empty: <run name>-action<N>.json in the current folder
+    bool runNow = false; // and run it (recorded in the same store)
+    bool quiet = false;
+};
+class StopSignals;
+int applyCommand(const ApplyArgs& args, const StopSignals& signals);
+
 struct ConvertArgs {
     std::string from = "fashion-mnist";  // fashion-mnist | idx | csv | images | tfrecord | example_files
     std::string input;                   // IDX folder, or the files (folder, glob, file)

@@ -95,6 +95,22 @@ int main(int argc, char** argv) {
     convertCmd->add_option("--channels", conv.channels, "Image folders: 1 = grey, 3 = RGB")->check(CLI::Range(1, 3));
     convertCmd->add_option("--limit", conv.limit, "Convert only the first N examples of each split");
 
+    cli::ProfileArgs prof;
+    auto* profileCmd = app.add_subcommand(
+        "profile", "Where a run's time went, its ops on the roofline, its memory, the verdict and the actions");
+    profileCmd->add_option("run", prof.run, "Run id or name")->required();
+    profileCmd->add_option("--db", prof.db, "Run store (SQLite file)")->default_str(defaultDb);
+    profileCmd->add_flag("--reclassify", prof.reclassify, "Classify the run again (and store the new verdict)");
+
+    cli::ApplyArgs apply;
+    auto* applyCmd = app.add_subcommand("apply", "Write a run's experiment with one of its profile actions applied");
+    applyCmd->add_option("run", apply.run, "Run id or name")->required();
+    applyCmd->add_option("--action", apply.action, "Action number, as `profile` lists them")->default_val(1);
+    applyCmd->add_option("--db", apply.db, "Run store (SQLite file)")->default_str(defaultDb);
+    applyCmd->add_option("-o,--output", apply.output, "Experiment file to write (default: <run name>-action<N>.json)");
+    applyCmd->add_flag("--run", apply.runNow, "Run the new experiment at once, recording it in the same store");
+    applyCmd->add_flag("-q,--quiet", apply.quiet, "With --run: no progress output");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -105,6 +121,8 @@ int main(int argc, char** argv) {
     if (worker.db.empty()) worker.db = defaultDb;
     if (exp.db.empty()) exp.db = defaultDb;
     if (db.empty()) db = defaultDb;
+    if (prof.db.empty()) prof.db = defaultDb;
+    if (apply.db.empty()) apply.db = defaultDb;
 
     if (*runCmd) return cli::runCommand(run, signals);
     if (*workerCmd) return cli::workerCommand(worker, signals);
@@ -120,5 +138,7 @@ int main(int argc, char** argv) {
     if (*showCmd) return cli::showCommand(db, showRun);
     if (*exportCmd) return cli::exportCommand(exp);
     if (*convertCmd) return cli::convertCommand(conv);
+    if (*profileCmd) return cli::profileCommand(prof);
+    if (*applyCmd) return cli::applyCommand(apply, signals);
     return cli::kExitUsage;
 }

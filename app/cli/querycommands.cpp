@@ -13,6 +13,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/exitcodes.h"
+#include "app/cli/storeaccess.h"
 #include "app/cli/texttable.h"
 #include "app/run/progressprinter.h"
 #include "profiler/store/runstore.h"
@@ -32,39 +33,6 @@ std::string secs(const std::optional<double>& v) { return v ? fmt("%.1f s", *v) 
 std::string num(const std::optional<int64_t>& v) { return v ? std::to_string(*v) : "-"; }
 std::string rate(const std::optional<double>& v) { return v ? fmt("%.0f", *v) : "-"; }
 std::string shortTime(const std::string& iso) { return iso.size() >= 16 ? iso.substr(0, 10) + " " + iso.substr(11, 5) : iso; }
-
-// Opens an existing store; nullopt (with a message printed) when there is none or it is unusable.
-std::optional<profiler::RunStore> openExisting(const std::string& db, int& exitCode, bool emptyIsOk) {
-    if (!std::filesystem::exists(db)) {
-        if (emptyIsOk) {
-            std::printf("no runs yet: %s does not exist (trainbench-cli run experiments/fmnist-mlp.json creates it)\n",
-                        db.c_str());
-            exitCode = kExitOk;
-        } else {
-            std::fprintf(stderr, "no run store at %s\n", db.c_str());
-            exitCode = kExitStore;
-        }
-        return std::nullopt;
-    }
-    try {
-        auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadWrite);
-        if (store.readOnly()) std::fprintf(stderr, "note: %s\n", store.readOnlyReason().c_str());
-        return store;
-    } catch (const profiler::StoreError& e) {
-        std::fprintf(stderr, "run store error: %s\n", e.what());
-        exitCode = kExitStore;
-        return std::nullopt;
-    }
-}
-
-std::optional<profiler::RunRow> findOrComplain(profiler::RunStore& store, const std::string& run, int& exitCode) {
-    auto row = store.findRun(run);
-    if (!row) {
-        std::fprintf(stderr, "no run '%s' in %s (trainbench-cli runs lists them)\n", run.c_str(), store.path().c_str());
-        exitCode = kExitNotFound;
-    }
-    return row;
-}
 
 // The input pipeline's settings and what each stage did over the whole run.
 void printInputPipeline(profiler::RunStore& store, profiler::RunId id) {

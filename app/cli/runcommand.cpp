@@ -42,6 +42,9 @@ void printSummary(const app::RunOutcome& o, const app::Experiment& x, const std:
         }
         std::printf("  throughput %.0f samples/s (steady state)\n", s.throughput);
     }
+    if (!o.verdict.empty())
+        std::printf("  verdict: %s\n  (trainbench-cli profile %lld --db %s)\n", o.verdict.c_str(),
+                    static_cast<long long>(o.id.value), db.c_str());
     std::printf("  stored in %s   (trainbench-cli show %lld --db %s)\n", db.c_str(), static_cast<long long>(o.id.value),
                 db.c_str());
 }

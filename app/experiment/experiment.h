@@ -16,6 +16,11 @@
 
 namespace trainbench::app {
 
+// The device a run stands for. Emulated accelerators extend this.
+struct DeviceConfig {
+    double memory_mb = 0.0;  // 0: the host's RAM
+};
+
 struct Experiment {
     std::string name;         // "name", else the file name without ".json"
     std::string description;
@@ -25,6 +30,7 @@ struct Experiment {
     engine::OptimizerConfig optimizer;
     engine::TrainConfig train;
     engine::StrategyConfig strategy;
+    DeviceConfig device;
     // The whole configuration with every default filled in, presets kept by name, data paths made
     // absolute, overrides applied. Parsing it again gives the same experiment.
     nlohmann::json resolved;

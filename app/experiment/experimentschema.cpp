@@ -431,6 +431,14 @@ SchemaKey buildSchema() {
                                                          "; only 'parameter_server' has parameter servers");
     });
 
+    SchemaKey device = section("device", "The device the run stands for.", {
+        number("memory_mb", 0.0f, Range::ge(0).le(16777216),
+               "Device memory in MiB the run's footprint is checked against, to stand in for a smaller "
+               "accelerator (0 = the host's RAM). A footprint of 90 % or more makes the run memory-bound "
+               "(capacity).",
+               [](const json& v, Experiment& out) { out.device.memory_mb = v.get<double>(); }),
+    });
+
     SchemaKey root = section("", "An experiment file.", {
         name,
         description,
@@ -441,6 +449,7 @@ SchemaKey buildSchema() {
         optimizer,
         train,
         strategy,
+        device,
     });
     return root;
 }

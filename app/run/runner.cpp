@@ -26,6 +26,7 @@
 #include "engine/strategy/storeserver.h"
 #include "engine/train/trainer.h"
 #include "engine/util/errors.h"
+#include "app/run/runprofiler.h"
 #include "profiler/store/runwriter.h"
 
 namespace trainbench::app {
@@ -325,6 +326,7 @@ RunOutcome runExperiment(const RunRequest& request) {
                ("run-" + std::to_string(out.id.value) + ".ckpt"))
                   .string();
     std::optional<engine::RunSummary> summary;
+    std::optional<RunProfiler> profile;
     try {
         engine::TrainingData data = engine::openTrainingData(x.data, place.globalBatch, x.train.seed, say);
         say("data: " + data.description);
@@ -376,6 +378,11 @@ RunOutcome runExperiment(const RunRequest& request) {
             say("resumed from " + x.train.checkpoint_path + " at step " + std::to_string(progress->step));
         }
         engine::Trainer trainer(*strategy, *data.train, data.test, x.train);
+        // The process that records the run profiles it (a parameter_server chief trains nothing itself).
+        if (writer && !parameterServer) {
+            profile.emplace(x, request.dbPath, place.threadsPerReplica, request.log);
+            profile->start(*strategy, std::max<int64_t>(1, place.globalBatch / std::max(1, place.replicas)));
+        }
         // Every replica holds the same parameters; the chief (or the only process) saves them.
         engine::Trainer::CheckpointHook hook;
         if (rank == 0 && x.train.checkpoint_every_steps > 0) {
@@ -393,6 +400,7 @@ RunOutcome runExperiment(const RunRequest& request) {
         // same step; the observer must not stop this rank alone.
         RecordingObserver observer(writer ? &*writer : nullptr, request.observer, multiWorker ? nullptr : request.stop);
         summary = trainer.run(observer, progress ? &*progress : nullptr, hook);
+        if (profile) profile->finish(*strategy, *writer, rank);
         strategy->finish();
         if (psStrategy && writer)
             writer->attributes(parameterServerAttributes(psStrategy->stats(), request.cluster->ps.size()));
@@ -409,7 +417,10 @@ RunOutcome runExperiment(const RunRequest& request) {
     } else {
         out.status = profiler::RunStatus::Failed;
     }
-    if (writer) writer->finish(out.status, out.summary, out.message);
+    if (writer) {
+        writer->finish(out.status, out.summary, out.message);
+        if (summary) out.verdict = RunProfiler::classifyStored(request.dbPath, out.id);
+    }
     return out;
 }
 

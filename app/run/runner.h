@@ -36,6 +36,7 @@ struct RunOutcome {
     profiler::RunStatus status = profiler::RunStatus::Failed;
     engine::RunSummary summary;
     std::string message;  // why it failed, when it did
+    std::string verdict;  // what bounds the run, one line (the chief's process only)
 };
 
 // Throws profiler::StoreError when the store cannot be written at all (no run is created then).

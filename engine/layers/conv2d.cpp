@@ -3,6 +3,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "engine/layers/opcosts.h"
 #include "engine/util/errors.h"
 
 namespace trainbench::engine {
@@ -80,7 +81,14 @@ std::unique_ptr<Conv2D::Plan> Conv2D::makePlan(int64_t batch, bool training) {
     p->srcMd = fwdPd.src_desc();
     p->weightsMd = fwdPd.weights_desc();
     p->dst = Tensor(fwdPd.dst_desc(), eng);
+    using opcost::Pass;
+    const Dims srcDims = batchDims(batch, in_), dstDims = batchDims(batch, out_);
+    prof::OpStats& ops = device_.ops();
+    p->fwdOp = ops.add(opcost::convolution(Pass::Forward, srcDims, dstDims, kernel_, hasBias_, fusedReLU_));
     if (training) {
+        p->bwdWeightsOp = ops.add(opcost::convolution(Pass::BackwardWeights, srcDims, dstDims, kernel_, hasBias_, false));
+        if (needsInputGrad_)
+            p->bwdDataOp = ops.add(opcost::convolution(Pass::BackwardData, srcDims, dstDims, kernel_, hasBias_, false));
         // Backward primitives see exactly the forward's activation layouts, so no reorders in between.
         auto bwDesc = hasBias_
             ? dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, p->srcMd, wAny, bMd,
@@ -119,6 +127,7 @@ Tensor& Conv2D::forward(Tensor& input, bool training) {
     std::unordered_map<int, memory> args{
         {DNNL_ARG_SRC, src_->mem()}, {DNNL_ARG_WEIGHTS, w.mem()}, {DNNL_ARG_DST, p.dst.mem()}};
     if (hasBias_) args.emplace(DNNL_ARG_BIAS, bias_.mem());
+    prof::OpTimer timer(p.fwdOp);
     p.fwd.execute(device_.stream(), args);
     return p.dst;
 }
@@ -131,13 +140,19 @@ Tensor* Conv2D::backward(Tensor& gradOutput) {
     std::unordered_map<int, memory> args{
         {DNNL_ARG_SRC, src_->mem()}, {DNNL_ARG_DIFF_DST, gradOutput.mem()}, {DNNL_ARG_DIFF_WEIGHTS, dw.mem()}};
     if (hasBias_) args.emplace(DNNL_ARG_DIFF_BIAS, gradBias_.mem());
-    p.bwdWeights.execute(device_.stream(), args);
+    {
+        prof::OpTimer timer(p.bwdWeightsOp);
+        p.bwdWeights.execute(device_.stream(), args);
+    }
     if (!directGrads) p.gradWeightsConv.convertInto(dw, gradWeights_, device_);
     if (!needsInputGrad_) return nullptr;
     Tensor& w = weightsIn(p.bwdDataWeightsMd, p.weightsBwd, p.weightsBwdConv);
-    p.bwdData.execute(device_.stream(), {{DNNL_ARG_DIFF_DST, gradOutput.mem()},
-                                         {DNNL_ARG_WEIGHTS, w.mem()},
-                                         {DNNL_ARG_DIFF_SRC, p.gradSrc.mem()}});
+    {
+        prof::OpTimer timer(p.bwdDataOp);
+        p.bwdData.execute(device_.stream(), {{DNNL_ARG_DIFF_DST, gradOutput.mem()},
+                                             {DNNL_ARG_WEIGHTS, w.mem()},
+                                             {DNNL_ARG_DIFF_SRC, p.gradSrc.mem()}});
+    }
     return &p.gradInputConv.convert(p.gradSrc, lastInput_->desc(), device_);
 }
 

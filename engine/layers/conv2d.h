@@ -31,6 +31,9 @@ private:
         Tensor gradSrc;            // in srcMd layout
         Tensor weightsFwd, weightsBwd, gradWeightsTmp;  // reordered copies, when layouts differ
         LayoutConverter inputConv, gradInputConv, weightsFwdConv, weightsBwdConv, gradWeightsConv;
+        prof::OpStat* fwdOp = nullptr;  // per-op statistics of the three primitives
+        prof::OpStat* bwdDataOp = nullptr;
+        prof::OpStat* bwdWeightsOp = nullptr;
     };
     std::unique_ptr<Plan> makePlan(int64_t batch, bool training);
     Tensor& weightsIn(const dnnl::memory::desc& md, Tensor& buffer, LayoutConverter& conv);

@@ -5,6 +5,8 @@
 #include <numeric>
 #include <sstream>
 
+#include "engine/layers/opcosts.h"
+
 namespace trainbench::engine {
 
 using dnnl::memory;
@@ -59,7 +61,13 @@ std::unique_ptr<Dense::Plan> Dense::makePlan(int64_t batch, bool training) {
         reluAttr(fusedReLU_), eng);
     p->fwd = dnnl::inner_product_forward(fwdPd);
     p->dst = Tensor(dstMd, eng);
+    using opcost::Pass;
+    prof::OpStats& ops = device_.ops();
+    p->fwdOp = ops.add(opcost::innerProduct(Pass::Forward, batch, inFeatures_, units_, hasBias_, fusedReLU_));
     if (training) {
+        p->bwdWeightsOp = ops.add(opcost::innerProduct(Pass::BackwardWeights, batch, inFeatures_, units_, hasBias_, false));
+        if (needsInputGrad_)
+            p->bwdDataOp = ops.add(opcost::innerProduct(Pass::BackwardData, batch, inFeatures_, units_, hasBias_, false));
         if (needsInputGrad_) {
             dnnl::inner_product_backward_data::primitive_desc bdPd(
                 dnnl::inner_product_backward_data::desc(srcMd, wMd, dstMd), eng, fwdPd);
@@ -88,6 +96,7 @@ Tensor& Dense::forward(Tensor& input, bool training) {
     std::unordered_map<int, memory> args{
         {DNNL_ARG_SRC, p.src.mem()}, {DNNL_ARG_WEIGHTS, weights_.mem()}, {DNNL_ARG_DST, p.dst.mem()}};
     if (hasBias_) args.emplace(DNNL_ARG_BIAS, bias_.mem());
+    prof::OpTimer timer(p.fwdOp);
     p.fwd.execute(device_.stream(), args);
     return p.dst;
 }
@@ -98,11 +107,17 @@ Tensor* Dense::backward(Tensor& gradOutput) {
                                          {DNNL_ARG_DIFF_DST, gradOutput.mem()},
                                          {DNNL_ARG_DIFF_WEIGHTS, gradWeights_.mem()}};
     if (hasBias_) args.emplace(DNNL_ARG_DIFF_BIAS, gradBias_.mem());
-    p.bwdWeights.execute(device_.stream(), args);
+    {
+        prof::OpTimer timer(p.bwdWeightsOp);
+        p.bwdWeights.execute(device_.stream(), args);
+    }
     if (!needsInputGrad_) return nullptr;
-    p.bwdData.execute(device_.stream(), {{DNNL_ARG_DIFF_DST, gradOutput.mem()},
-                                         {DNNL_ARG_WEIGHTS, weights_.mem()},
-                                         {DNNL_ARG_DIFF_SRC, p.gradInput.mem()}});
+    {
+        prof::OpTimer timer(p.bwdDataOp);
+        p.bwdData.execute(device_.stream(), {{DNNL_ARG_DIFF_DST, gradOutput.mem()},
+                                             {DNNL_ARG_WEIGHTS, weights_.mem()},
+                                             {DNNL_ARG_DIFF_SRC, p.gradInput.mem()}});
+    }
     if (lastInput_->isPlain()) return &p.gradInputView;
     // The input came in a blocked layout (after a convolution): hand the gradient back in that layout.
     return &toPlainBack_.convert(p.gradInputView, lastInput_->desc(), device_);

@@ -32,6 +32,9 @@ private:
         Tensor dst;         // [N, units]
         Tensor gradInput;   // [N, in] plain
         Tensor gradInputView;  // gradInput viewed with the input's original dims
+        prof::OpStat* fwdOp = nullptr;  // per-op statistics of the three primitives
+        prof::OpStat* bwdDataOp = nullptr;
+        prof::OpStat* bwdWeightsOp = nullptr;
     };
     std::unique_ptr<Plan> makePlan(int64_t batch, bool training);
 

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "engine/layers/opcosts.h"
+
 namespace trainbench::engine {
 
 Dropout::Dropout(CpuDevice& device, Dims sampleShape, float rate)
@@ -15,8 +17,20 @@ std::string Dropout::describe() const {
     return s.str();
 }
 
+Dropout::Ops& Dropout::opsFor(const Tensor& t) {
+    auto it = ops_.find(batchOf(t));
+    if (it != ops_.end()) return it->second;
+    Ops o;
+    // Forward reads x, writes x and the mask; backward reads the gradient and the mask, writes it.
+    o.fwd = device_.ops().add(opcost::elementwise("dropout_forward", t.dims(), 3, 2.0));
+    o.bwd = device_.ops().add(opcost::elementwise("dropout_backward", t.dims(), 3, 1.0));
+    return ops_.emplace(batchOf(t), o).first->second;
+}
+
 Tensor& Dropout::forward(Tensor& input, bool training) {
     if (!training || rate_ <= 0.0f) return input;
+    current_ = &opsFor(input);
+    prof::OpTimer timer(current_->fwd);
     // Elementwise over the whole buffer, so any (blocked) layout works; padding stays zero.
     const size_t n = input.desc().get_size() / sizeof(float);
     if (mask_.size() < n) mask_ = AlignedBuffer(n);
@@ -33,6 +47,7 @@ Tensor& Dropout::forward(Tensor& input, bool training) {
 
 Tensor* Dropout::backward(Tensor& gradOutput) {
     if (rate_ <= 0.0f) return &gradOutput;
+    prof::OpTimer timer(current_ ? current_->bwd : nullptr);
     const size_t n = gradOutput.desc().get_size() / sizeof(float);
     float* g = gradOutput.data();
     const float* m = mask_.data();

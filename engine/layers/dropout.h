@@ -2,6 +2,8 @@
 // Inverted dropout: in training each activation is zeroed with probability `rate` and the survivors
 // scaled by 1/(1-rate); in evaluation it is the identity. The mask is drawn from a seed given per step,
 // so a run is reproducible.
+#include <map>
+
 #include "engine/layers/layer.h"
 
 namespace trainbench::engine {
@@ -20,6 +22,14 @@ private:
     float rate_;
     uint64_t stepSeed_ = 0;
     AlignedBuffer mask_;  // 0 or 1/(1-rate) per element of the last training forward
+    // Per-op statistics, per batch size: forward (mask draw and multiply) and backward.
+    struct Ops {
+        prof::OpStat* fwd = nullptr;
+        prof::OpStat* bwd = nullptr;
+    };
+    Ops& opsFor(const Tensor& t);
+    std::map<int64_t, Ops> ops_;
+    Ops* current_ = nullptr;
 };
 
 }  // namespace trainbench::engine

@@ -19,6 +19,7 @@ private:
     dnnl::memory::desc from_, to_;
     dnnl::reorder reorder_;
     Tensor buffer_;
+    prof::OpStat* op_ = nullptr;  // per-op statistics of the reorder
 };
 
 }  // namespace trainbench::engine

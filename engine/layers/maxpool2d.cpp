@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "engine/layers/opcosts.h"
 #include "engine/util/errors.h"
 
 namespace trainbench::engine {
@@ -44,6 +45,15 @@ std::unique_ptr<MaxPool2D::Plan> MaxPool2D::makeBlockedPlan(const memory::desc& 
 }
 
 std::unique_ptr<MaxPool2D::Plan> MaxPool2D::makePlan(const memory::desc& srcMd, bool training) {
+    auto p = makeKernelPlan(srcMd, training);
+    const int64_t batch = srcMd.dims()[0];
+    const Dims src = batchDims(batch, in_), dst = batchDims(batch, out_);
+    p->fwdOp = device_.ops().add(opcost::maxPooling(true, src, dst, size_, fusedReLU_));
+    if (training && needsInputGrad_) p->bwdOp = device_.ops().add(opcost::maxPooling(false, src, dst, size_, fusedReLU_));
+    return p;
+}
+
+std::unique_ptr<MaxPool2D::Plan> MaxPool2D::makeKernelPlan(const memory::desc& srcMd, bool training) {
     if (srcMd == blockedDesc(srcMd.dims())) return makeBlockedPlan(srcMd, training);
     const auto& eng = device_.engine();
     auto p = std::make_unique<Plan>();
@@ -79,6 +89,7 @@ Tensor& MaxPool2D::forward(Tensor& input, bool training) {
     const int64_t batch = batchOf(input);
     Plan& p = plans_.get(batch, training, [&] { return makePlan(input.desc(), training); },
                          [&](const Plan& q) { return q.srcMd == input.desc(); });
+    prof::OpTimer timer(p.fwdOp);
     if (p.blocked) {
         kernels::maxPoolForward(input.data(), p.dst.data(), p.argmax.data(), p.shape, fusedReLU_);
         return p.dst;
@@ -93,6 +104,7 @@ Tensor& MaxPool2D::forward(Tensor& input, bool training) {
 Tensor* MaxPool2D::backward(Tensor& gradOutput) {
     if (!needsInputGrad_) return nullptr;
     Plan& p = *plans_.current();
+    prof::OpTimer timer(p.bwdOp);
     if (p.blocked) {
         device_.stream().wait();  // gradOutput may come from a oneDNN primitive
         kernels::maxPoolBackward(gradOutput.data(), p.argmax.data(), p.gradSrc.data(), p.shape);

@@ -32,8 +32,11 @@ private:
         dnnl::memory workspace;
         AlignedBuffer workspaceStorage;
         Tensor dst, gradSrc;
+        prof::OpStat* fwdOp = nullptr;  // per-op statistics (pooling with its fused ReLU)
+        prof::OpStat* bwdOp = nullptr;
     };
     std::unique_ptr<Plan> makePlan(const dnnl::memory::desc& srcMd, bool training);
+    std::unique_ptr<Plan> makeKernelPlan(const dnnl::memory::desc& srcMd, bool training);
     std::unique_ptr<Plan> makeBlockedPlan(const dnnl::memory::desc& srcMd, bool training);
     static dnnl::memory::desc blockedDesc(const Dims& dims);
 

@@ -1,5 +1,7 @@
 #include "engine/layers/relu.h"
 
+#include "engine/layers/opcosts.h"
+
 namespace trainbench::engine {
 
 namespace {
@@ -17,7 +19,10 @@ std::unique_ptr<ReLU::Plan> ReLU::makePlan(const dnnl::memory::desc& md, bool tr
         dnnl::eltwise_backward::primitive_desc bwdPd(dnnl::eltwise_backward::desc(kAlg, md, md, 0.0f, 0.0f),
                                                      eng, fwdPd);
         p->bwd = dnnl::eltwise_backward(bwdPd);
+        // Reads the output and the output gradient, writes the input gradient.
+        p->bwdOp = device_.ops().add(opcost::elementwise("eltwise_relu_backward", md.dims(), 3, 1.0));
     }
+    if (!fused_) p->fwdOp = device_.ops().add(opcost::elementwise("eltwise_relu_forward", md.dims(), 2, 1.0));
     return p;
 }
 
@@ -30,13 +35,17 @@ Tensor& ReLU::forward(Tensor& input, bool training) {
     }
     Plan& p = plans_.get(batchOf(input), training, [&] { return makePlan(input.desc(), training); },
                          [&](const Plan& q) { return q.md == input.desc(); });
-    p.fwd.execute(device_.stream(), {{DNNL_ARG_SRC, input.mem()}, {DNNL_ARG_DST, input.mem()}});
+    {
+        prof::OpTimer timer(p.fwdOp);
+        p.fwd.execute(device_.stream(), {{DNNL_ARG_SRC, input.mem()}, {DNNL_ARG_DST, input.mem()}});
+    }
     output_ = &input;
     return input;
 }
 
 Tensor* ReLU::backward(Tensor& gradOutput) {
     Plan& p = *plans_.current();
+    prof::OpTimer timer(p.bwdOp);
     p.bwd.execute(device_.stream(), {{DNNL_ARG_DST, output_->mem()},
                                      {DNNL_ARG_DIFF_DST, gradOutput.mem()},
                                      {DNNL_ARG_DIFF_SRC, gradOutput.mem()}});

@@ -23,6 +23,8 @@ private:
         dnnl::memory::desc md;
         dnnl::eltwise_forward fwd;
         dnnl::eltwise_backward bwd;
+        prof::OpStat* fwdOp = nullptr;  // per-op statistics (the forward only when not fused)
+        prof::OpStat* bwdOp = nullptr;
     };
     std::unique_ptr<Plan> makePlan(const dnnl::memory::desc& md, bool training);
 

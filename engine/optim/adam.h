@@ -12,6 +12,10 @@ public:
     // "adam.m", "adam.v". Adam needs no stateRestored(): its bias correction follows the step index
     // the caller passes, which resumes with the checkpoint's step.
     std::vector<OptimizerStateSpan> state() override;
+    // Reads p, g, m, v and writes p, m, v; about 15 operations per parameter (sqrt and divide included).
+    const char* updateKind() const override { return "adam_update"; }
+    double flopsPerParam() const override { return 15.0; }
+    double bytesPerParam() const override { return 28.0; }
 
 private:
     AlignedBuffer m_, v_;

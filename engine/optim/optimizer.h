@@ -43,6 +43,12 @@ public:
     // instead of starting afresh (SGD would otherwise take its velocity from the next gradient).
     virtual void stateRestored() {}
 
+    // What one update of `params` parameters costs (per-op statistics): its kind and the FLOPs and
+    // bytes per parameter.
+    virtual const char* updateKind() const = 0;
+    virtual double flopsPerParam() const = 0;
+    virtual double bytesPerParam() const = 0;
+
     static std::unique_ptr<Optimizer> create(const OptimizerConfig& config, int64_t paramCount);
 
 protected:

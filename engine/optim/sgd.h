@@ -12,6 +12,10 @@ public:
     // "sgd.momentum" when momentum is on; nothing otherwise.
     std::vector<OptimizerStateSpan> state() override;
     void stateRestored() override;
+    // Plain: reads p, g, writes p. With momentum also reads and writes the velocity.
+    const char* updateKind() const override { return config_.momentum > 0 ? "sgd_momentum_update" : "sgd_update"; }
+    double flopsPerParam() const override { return config_.momentum > 0 ? 6.0 : 3.0; }
+    double bytesPerParam() const override { return config_.momentum > 0 ? 20.0 : 12.0; }
 
 private:
     AlignedBuffer velocity_;

@@ -43,6 +43,7 @@ struct PhaseTimes {
     double total() const;
     PhaseTimes& operator+=(const PhaseTimes& o);
 };
+PhaseTimes operator-(PhaseTimes a, const PhaseTimes& b);
 
 inline int64_t nowNs() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -71,6 +72,9 @@ void resetPhases();
 // What this thread spent in each phase since the last take (or reset), charging the running phase
 // up to now; starts the next interval. Zeros when profiling is compiled out.
 PhaseTimes takePhases();
+// The same without starting a new interval: a part of a step (one replica's share) is the
+// difference of two peeks.
+PhaseTimes peekPhases();
 
 class PhaseScope {
 public:
@@ -122,13 +126,17 @@ struct TraceEvent {
 struct TraceThread {
     int index = 0;
     std::string name;
-    uint64_t dropped = 0;  // events lost because the buffer was full between two drains
+    // Events lost since the previous drain because the thread's buffer was full (recorded after
+    // the buffer filled, before a drain emptied it).
+    uint64_t dropped = 0;
 };
 
 class TraceSink {
 public:
     virtual ~TraceSink() = default;
-    // A thread's events since the previous drain, in the order they ended.
+    // A thread's events since the previous drain, in the order they ended (a zone is recorded when
+    // it ends, so a nested zone comes before the zone around it). Called for every thread with
+    // events or drops since the previous drain; `events` is empty when there were only drops.
     virtual void events(const TraceThread& thread, std::span<const TraceEvent> events) = 0;
 };
 

@@ -73,12 +73,13 @@ private:
 // Sums the rows of several devices (replicas) by (kind, shape).
 std::vector<OpRow> mergeOpRows(const std::vector<std::vector<OpRow>>& perDevice);
 
-// Times one execution of an op (null: nothing).
+// Times one execution of an op (null: nothing). Ops run during an evaluation (the thread's phase is
+// Evaluation) are not counted: the statistics describe training steps.
 class OpTimer {
 public:
     explicit OpTimer(OpStat* op) noexcept {
         if constexpr (kEnabled) {
-            if (op) {
+            if (op && detail::tlsPhase.current != static_cast<uint8_t>(Phase::Evaluation)) {
                 op_ = op;
                 begin_ = nowNs();
             }

@@ -1,5 +1,7 @@
 #include "engine/strategy/gradientsync.h"
 
+#include "engine/profile/instrument.h"
+
 #include <chrono>
 #include <stdexcept>
 #include <string>
@@ -97,6 +99,7 @@ void GradientSync::commLoop() {
         const auto t0 = Clock::now();
         std::exception_ptr error;
         try {
+            TB_ZONE("comm", "all_reduce");
             collective_.allReduceSum(grads_ + b.offset, static_cast<size_t>(b.count));
         } catch (...) {
             error = std::current_exception();
@@ -115,6 +118,7 @@ double GradientSync::finish(const std::function<void(int64_t, int64_t)>& apply) 
     for (size_t k = 0; k < buckets_.size(); ++k) {
         const Bucket& b = buckets_[k];
         if (collective_.size() > 1) {
+            TB_PHASE(Communication);
             if (thread_.joinable()) {
                 const auto t0 = Clock::now();
                 std::unique_lock<std::mutex> lock(mutex_);

@@ -1,5 +1,7 @@
 #include "engine/strategy/mirroredstrategy.h"
 
+#include "engine/profile/instrument.h"
+
 #include <stdexcept>
 #include <string>
 
@@ -83,6 +85,12 @@ void MirroredStrategy::runReplica(int r, const Job& job, const std::function<voi
     }
 }
 
+std::vector<prof::OpRow> MirroredStrategy::opStats() {
+    std::vector<std::vector<prof::OpRow>> perReplica;
+    for (auto& slot : replicas_) perReplica.push_back(slot->replica->device().ops().snapshot());
+    return prof::mergeOpRows(perReplica);
+}
+
 StrategyStep MirroredStrategy::step(const BatchView& batch, int64_t step, uint64_t stepSeed,
                                     const std::function<void()>& midpoint) {
     const Job job{batch, step, stepSeed};
@@ -95,6 +103,7 @@ StrategyStep MirroredStrategy::step(const BatchView& batch, int64_t step, uint64
     cv_.notify_all();
     runReplica(0, job, midpoint);
     {
+        TB_PHASE(Communication);  // replica 0 waiting for the others to finish the step
         std::unique_lock<std::mutex> lock(mutex_);
         cv_.wait(lock, [&] { return running_ == 0; });
     }

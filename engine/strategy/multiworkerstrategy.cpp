@@ -9,7 +9,8 @@
 namespace trainbench::engine {
 
 namespace {
-constexpr size_t kFields = 6;  // samples, compute, comm, wait, loss x rows, stop
+// samples, compute, comm, wait, loss x rows, stop, forward, backward, optimizer, exposed comm
+constexpr size_t kFields = 10;
 }
 
 MultiWorkerStrategy::MultiWorkerStrategy(std::unique_ptr<Collective> collective, int threads, const ModelSpec& spec,
@@ -45,6 +46,10 @@ StrategyStep MultiWorkerStrategy::step(const BatchView& batch, int64_t step, uin
         slot[3] = static_cast<float>(mine.wait_seconds);
         slot[4] = static_cast<float>(loss * static_cast<double>(mine.samples));
         slot[5] = stop_ && stop_->load(std::memory_order_relaxed) ? 1.0f : 0.0f;
+        slot[6] = static_cast<float>(mine.forward_seconds);
+        slot[7] = static_cast<float>(mine.backward_seconds);
+        slot[8] = static_cast<float>(mine.optimizer_seconds);
+        slot[9] = static_cast<float>(mine.exposed_comm_seconds);
         collective_->allReduceSum(exchange_.data(), exchange_.size());
     } catch (const CollectiveError& e) {
         throw CollectiveError("step " + std::to_string(step) + ": " + e.what());
@@ -59,6 +64,10 @@ StrategyStep MultiWorkerStrategy::step(const BatchView& batch, int64_t step, uin
         rec.compute_seconds = slot[1];
         rec.comm_seconds = slot[2];
         rec.wait_seconds = slot[3];
+        rec.forward_seconds = slot[6];
+        rec.backward_seconds = slot[7];
+        rec.optimizer_seconds = slot[8];
+        rec.exposed_comm_seconds = slot[9];
         lossSum += slot[4];
         out.stop_requested = out.stop_requested || slot[5] > 0.0f;
         out.comm_seconds += rec.comm_seconds / n;

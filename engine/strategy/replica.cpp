@@ -1,5 +1,7 @@
 #include "engine/strategy/replica.h"
 
+#include "engine/profile/instrument.h"
+
 #include <algorithm>
 #include <chrono>
 
@@ -16,7 +18,8 @@ Replica::Replica(int threads, const ModelSpec& spec, const Dims& sampleShape, in
                  const OptimizerConfig& optimizer, uint64_t seed, Collective& collective, double bucketMb, bool overlap)
     : device_(std::make_unique<CpuDevice>(threads)),
       model_(std::make_unique<Model>(spec, sampleShape, numClasses, *device_, seed)),
-      optimizer_(Optimizer::create(optimizer, model_->paramCount())) {
+      optimizer_(Optimizer::create(optimizer, model_->paramCount())),
+      update_(std::make_unique<TimedUpdate>(*model_, *optimizer_)) {
     for (int64_t d : sampleShape) exampleSize_ *= d;
     const size_t bucketBytes = static_cast<size_t>(std::max(0.0, bucketMb) * 1024 * 1024);
     sync_ = std::make_unique<GradientSync>(collective, model_->grads(), model_->gradientSpans(), bucketBytes, overlap);
@@ -25,6 +28,9 @@ Replica::Replica(int threads, const ModelSpec& spec, const Dims& sampleShape, in
 ReplicaStep Replica::step(int rank, int replicas, const BatchView& batch, int64_t step, uint64_t dropoutSeed,
                           const std::function<void()>& midpoint, double& localLoss) {
     const auto t0 = Clock::now();
+    // This replica's phases: the difference of two peeks (replica 0 of a mirrored run shares the
+    // training thread, whose step the trainer takes as a whole).
+    const prof::PhaseTimes phasesBefore = prof::peekPhases();
     const int64_t n = batch.count;
     const int64_t lo = n * rank / replicas, hi = n * (rank + 1) / replicas, rows = hi - lo;
     Model& model = *model_;
@@ -32,18 +38,32 @@ ReplicaStep Replica::step(int rank, int replicas, const BatchView& batch, int64_
     try {
         sync_->beginStep();
         if (rows > 0) {
-            Tensor& logits = model.forward(batch.x + lo * exampleSize_, rows, /*training=*/true, dropoutSeed);
-            if (midpoint) midpoint();
-            if (gradLogits_.empty() || gradLogits_.dims()[0] != rows)
-                gradLogits_ = Tensor(Tensor::plainDesc({rows, model.numClasses()}), model.device().engine());
-            model.device().stream().wait();
-            // The gradient of the global batch's mean loss: summed over replicas, it is what one device
-            // computes on the whole batch.
-            localLoss = SoftmaxCrossEntropy::compute(logits, batch.y + lo, &gradLogits_, n).loss;
+            Tensor* logits = nullptr;
+            {
+                TB_PHASE(Forward);
+                logits = &model.forward(batch.x + lo * exampleSize_, rows, /*training=*/true, dropoutSeed);
+            }
+            if (midpoint) {
+                TB_PHASE(Input);
+                midpoint();
+            }
+            {
+                TB_PHASE(Forward);
+                if (gradLogits_.empty() || gradLogits_.dims()[0] != rows)
+                    gradLogits_ = Tensor(Tensor::plainDesc({rows, model.numClasses()}), model.device().engine());
+                model.device().stream().wait();
+                // The gradient of the global batch's mean loss: summed over replicas, it is what one
+                // device computes on the whole batch.
+                localLoss = SoftmaxCrossEntropy::compute(*logits, batch.y + lo, &gradLogits_, n).loss;
+            }
+            TB_PHASE(Backward);
             model.backward(gradLogits_, [&](int64_t offset, int64_t count) { sync_->spanReady(offset, count); });
         } else {
             // Fewer examples than replicas (a last, short batch): this one adds nothing to the sum.
-            if (midpoint) midpoint();
+            if (midpoint) {
+                TB_PHASE(Input);
+                midpoint();
+            }
             std::fill(model.grads(), model.grads() + model.paramCount(), 0.0f);
             sync_->allReady();
         }
@@ -58,16 +78,19 @@ ReplicaStep Replica::step(int rank, int replicas, const BatchView& batch, int64_
         }
         throw;
     }
-    Optimizer& opt = *optimizer_;
-    const double blocked = sync_->finish([&](int64_t offset, int64_t count) {
-        opt.update(model.params(), model.grads(), offset, offset + count, step);
-    });
+    TimedUpdate& update = *update_;
+    const double blocked = sync_->finish([&](int64_t offset, int64_t count) { update(offset, count, step); });
+    const prof::PhaseTimes phases = prof::peekPhases() - phasesBefore;
     ReplicaStep r;
     r.rank = rank;
     r.samples = rows;
     r.compute_seconds = std::max(0.0, secondsSince(t0) - blocked);
     r.comm_seconds = sync_->commSeconds();
     r.wait_seconds = sync_->peerWaitSeconds();
+    r.forward_seconds = phases[prof::Phase::Forward];
+    r.backward_seconds = phases[prof::Phase::Backward];
+    r.optimizer_seconds = phases[prof::Phase::Optimizer];
+    r.exposed_comm_seconds = phases[prof::Phase::Communication];
     return r;
 }
 

@@ -11,6 +11,7 @@
 #include "engine/model/model.h"
 #include "engine/model/modelspec.h"
 #include "engine/optim/optimizer.h"
+#include "engine/optim/timedupdate.h"
 #include "engine/optim/optimizerconfig.h"
 #include "engine/strategy/collective.h"
 #include "engine/strategy/gradientsync.h"
@@ -42,6 +43,7 @@ private:
     std::unique_ptr<CpuDevice> device_;
     std::unique_ptr<Model> model_;
     std::unique_ptr<Optimizer> optimizer_;
+    std::unique_ptr<TimedUpdate> update_;
     std::unique_ptr<GradientSync> sync_;
     int64_t exampleSize_ = 1;
     Tensor gradLogits_;

@@ -1,5 +1,7 @@
 #include "engine/strategy/strategy.h"
 
+#include "engine/profile/instrument.h"
+
 #include <stdexcept>
 
 #include "engine/checkpoint/trainingcheckpoint.h"
@@ -22,15 +24,27 @@ std::string SingleStrategy::devices() const { return "cpu:" + std::to_string(mod
 StrategyStep SingleStrategy::step(const BatchView& batch, int64_t step, uint64_t stepSeed,
                                   const std::function<void()>& midpoint) {
     const int64_t n = batch.count;
-    Tensor& logits = model_.forward(batch.x, n, /*training=*/true, stepSeed);
-    if (midpoint) midpoint();
-    if (gradLogits_.empty() || gradLogits_.dims()[0] != n)
-        gradLogits_ = Tensor(Tensor::plainDesc({n, model_.numClasses()}), model_.device().engine());
-    model_.device().stream().wait();
-    const LossResult r = SoftmaxCrossEntropy::compute(logits, batch.y, &gradLogits_);
-    model_.backward(gradLogits_, [&](int64_t offset, int64_t count) {
-        optimizer_.update(model_.params(), model_.grads(), offset, offset + count, step);
-    });
+    Tensor* logits = nullptr;
+    {
+        TB_PHASE(Forward);
+        logits = &model_.forward(batch.x, n, /*training=*/true, stepSeed);
+    }
+    if (midpoint) {
+        TB_PHASE(Input);  // preparing the next batch on the training thread
+        midpoint();
+    }
+    LossResult r;
+    {
+        TB_PHASE(Forward);
+        if (gradLogits_.empty() || gradLogits_.dims()[0] != n)
+            gradLogits_ = Tensor(Tensor::plainDesc({n, model_.numClasses()}), model_.device().engine());
+        model_.device().stream().wait();
+        r = SoftmaxCrossEntropy::compute(*logits, batch.y, &gradLogits_);
+    }
+    {
+        TB_PHASE(Backward);
+        model_.backward(gradLogits_, [&](int64_t offset, int64_t count) { update_(offset, count, step); });
+    }
     StrategyStep out;
     out.loss = r.loss;
     return out;

@@ -11,6 +11,7 @@
 #include "engine/data/pipeline/inputpipeline.h"
 #include "engine/model/model.h"
 #include "engine/optim/optimizer.h"
+#include "engine/optim/timedupdate.h"
 #include "engine/train/records.h"
 
 namespace trainbench::engine {
@@ -64,13 +65,15 @@ public:
     virtual void fetchState(bool optimizerToo) { (void)optimizerToo; }
     // The run is over: tasks that serve the strategy (parameter servers, workers) are told to exit.
     virtual void finish() {}
+    // Per-op statistics of the training steps this process ran, summed over its replicas.
+    virtual std::vector<prof::OpRow> opStats() { return model().device().ops().snapshot(); }
 };
 
 // One device: the model and optimizer given (not owned). Each layer is updated as soon as its
 // gradients are final, while they are still in cache.
 class SingleStrategy final : public Strategy {
 public:
-    SingleStrategy(Model& model, Optimizer& optimizer) : model_(model), optimizer_(optimizer) {}
+    SingleStrategy(Model& model, Optimizer& optimizer) : model_(model), optimizer_(optimizer), update_(model, optimizer) {}
     std::string name() const override { return "single"; }
     int replicas() const override { return 1; }
     std::string devices() const override;
@@ -83,6 +86,7 @@ public:
 private:
     Model& model_;
     Optimizer& optimizer_;
+    TimedUpdate update_;
     Tensor gradLogits_;
 };
 

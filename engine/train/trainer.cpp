@@ -4,8 +4,10 @@
 #include <chrono>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "engine/layers/softmaxcrossentropy.h"
+#include "engine/profile/instrument.h"
 #include "engine/util/vectorkernels.h"
 
 namespace trainbench::engine {
@@ -14,6 +16,25 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 constexpr int64_t kEvalBatch = 1000;
+
+// The step's breakdown from the training thread's phases; the parts add up to step_seconds (what no
+// phase claimed is "other"). Built without profiling, only the measured input wait is known.
+void recordPhases(StepRecord& rec, const prof::PhaseTimes& p, double measuredInput) {
+    using prof::Phase;
+    if constexpr (!prof::kEnabled) {
+        rec.input_seconds = measuredInput;
+        rec.other_seconds = std::max(0.0, rec.step_seconds - measuredInput);
+        return;
+    }
+    rec.input_seconds = p[Phase::Input];
+    rec.forward_seconds = p[Phase::Forward];
+    rec.backward_seconds = p[Phase::Backward];
+    rec.optimizer_seconds = p[Phase::Optimizer];
+    rec.exposed_comm_seconds = p[Phase::Communication];
+    const double known = rec.input_seconds + rec.forward_seconds + rec.backward_seconds + rec.optimizer_seconds +
+                         rec.exposed_comm_seconds;
+    rec.other_seconds = std::max(0.0, rec.step_seconds - known);
+}
 }  // namespace
 
 Trainer::Trainer(Strategy& strategy, InputPipeline& train, const EvalSet& test, const TrainConfig& config)
@@ -40,6 +61,7 @@ TrainPlan Trainer::plan() const {
 }
 
 EvalRecord Trainer::evaluate(int64_t step, int64_t epoch) {
+    TB_PHASE(Evaluation);
     const auto start = Clock::now();
     const int64_t exampleSize = test_.exampleSize();
     const int64_t batch = std::min<int64_t>(kEvalBatch, std::max<int64_t>(test_.count, 1));
@@ -71,6 +93,8 @@ EvalRecord Trainer::evaluate(int64_t step, int64_t epoch) {
 
 RunSummary Trainer::run(TrainObserver& observer, const TrainProgress* resume, const CheckpointHook& checkpoint) {
     strategy_.bindThreads();
+    prof::setThreadName("trainer");
+    prof::resetPhases();
     PipelineStats before = train_.stats();
     // What each pipeline stage did during the step just taken.
     auto stageDeltas = [&](StepRecord& rec) {
@@ -105,6 +129,8 @@ RunSummary Trainer::run(TrainObserver& observer, const TrainProgress* resume, co
         skipBatches = resume->batch_in_epoch;
     }
     bool stop = false;
+    // Evaluation and checkpoint time since the last step, recorded with the next step.
+    double evalSecondsSinceStep = 0.0, checkpointSecondsSinceStep = 0.0;
 
     // Records go to the observer in step order. A synchronous step is recorded as soon as it is
     // done; an asynchronous one (dispatched to a worker) waits in `pending` until it and every
@@ -159,6 +185,8 @@ RunSummary Trainer::run(TrainObserver& observer, const TrainProgress* resume, co
     };
 
     auto evalNow = [&](int64_t epoch) {
+        TB_PHASE(Evaluation);
+        const auto evalStart = Clock::now();
         drain();
         strategy_.fetchState(/*optimizerToo=*/false);
         EvalRecord e = evaluate(step, epoch);
@@ -169,6 +197,7 @@ RunSummary Trainer::run(TrainObserver& observer, const TrainProgress* resume, co
         s.best_accuracy = std::max(s.best_accuracy, e.accuracy);
         lastEvalStep = step;
         observer.onEval(e);
+        evalSecondsSinceStep += secondsSince(evalStart);
         if (config_.target_accuracy > 0.0 && !s.time_to_target && e.accuracy >= config_.target_accuracy) {
             s.time_to_target = s.train_seconds;
             s.step_at_target = step;
@@ -194,13 +223,19 @@ RunSummary Trainer::run(TrainObserver& observer, const TrainProgress* resume, co
                 stop = true;
                 break;
             }
+            prof::takePhases();  // what ran since the last step is recorded on its own (evaluation, checkpoint)
             const auto t0 = Clock::now();
-            const BatchView batch = train_.next();
+            BatchView batch;
+            {
+                TB_PHASE(Input);
+                batch = train_.next();
+            }
             const int64_t n = batch.count;
             if (n == 0) break;
             ++batchInEpoch;
             const double inputSeconds = secondsSince(t0);
             ++step;
+            TB_ZONE_ARG("step", "step", step);
             const uint64_t stepSeed = deriveSeed(config_.seed, kSeedDropout, step);
             StepRecord rec;
             rec.step = step;
@@ -223,7 +258,10 @@ RunSummary Trainer::run(TrainObserver& observer, const TrainProgress* resume, co
             // For an asynchronous step this is the time to hand it over (input, waiting for a free
             // worker): the job's time per step, as the loop of a synchronous one is.
             rec.step_seconds = secondsSince(t0);
-            s.input_seconds += inputSeconds;
+            recordPhases(rec, prof::takePhases(), inputSeconds);
+            rec.eval_seconds = std::exchange(evalSecondsSinceStep, 0.0);
+            rec.checkpoint_seconds = std::exchange(checkpointSecondsSinceStep, 0.0);
+            s.input_seconds += rec.input_seconds;
             s.train_seconds += rec.step_seconds;
             stageDeltas(rec);
             pending.emplace(step, std::move(rec));
@@ -232,6 +270,8 @@ RunSummary Trainer::run(TrainObserver& observer, const TrainProgress* resume, co
 
             if (config_.eval_every_steps > 0 && step % config_.eval_every_steps == 0) evalNow(epoch);
             if (checkpoint && config_.checkpoint_every_steps > 0 && step % config_.checkpoint_every_steps == 0) {
+                TB_PHASE(Checkpoint);
+                const auto checkpointStart = Clock::now();
                 drain();
                 strategy_.fetchState(/*optimizerToo=*/true);
                 TrainProgress at;
@@ -241,6 +281,7 @@ RunSummary Trainer::run(TrainObserver& observer, const TrainProgress* resume, co
                 at.evaluated_at_step = lastEvalStep == step;
                 at.summary = s;
                 checkpoint(at);
+                checkpointSecondsSinceStep += secondsSince(checkpointStart);
             }
             if (!stop && (stopAgreed || observer.stopRequested())) {
                 s.stop_reason = "stopped";

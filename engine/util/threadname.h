@@ -3,8 +3,14 @@
 // threads apart: tb-read, tb-map, tb-prefetch, tb-replica1, tb-allreduce ...
 #include <pthread.h>
 
+#include "engine/profile/instrument.h"
+
 namespace trainbench::engine {
 
-inline void setThreadName(const char* name) { pthread_setname_np(pthread_self(), name); }
+// Also the thread's name in profiler traces.
+inline void setThreadName(const char* name) {
+    pthread_setname_np(pthread_self(), name);
+    prof::setThreadName(name);
+}
 
 }  // namespace trainbench::engine

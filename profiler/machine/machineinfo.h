@@ -16,6 +16,9 @@ struct MachineRoofs {
     double peak_gflops = 0.0;    // fp32, large oneDNN matmul
     double bandwidth_gbs = 0.0;  // STREAM-triad-like, arrays far larger than the caches
     std::string measured_at;     // ISO-8601 UTC
+    // How they were measured (matrix size, array bytes, repetitions, best times), as a JSON object:
+    // stored in machines.details_json so a surprising roof can be checked later.
+    std::string details_json = "{}";
     // FLOP per byte where the roofs meet: ops below it cannot reach peak compute.
     double ridge() const { return bandwidth_gbs > 0 ? peak_gflops / bandwidth_gbs : 0.0; }
 };
@@ -25,7 +28,7 @@ struct MemoryFootprint {
     double params_bytes = 0.0;
     double grads_bytes = 0.0;
     double optimizer_bytes = 0.0;    // optimizer state (Adam: m and v; SGD with momentum: v)
-    double activation_bytes = 0.0;   // layer outputs and their gradients kept for backward, one batch
+    double activation_bytes = 0.0;   // input batch, layer outputs and their gradients kept for backward, one batch
     double peak_rss_bytes = 0.0;     // peak resident set of the run process (VmHWM)
     double device_bytes = 0.0;       // the device's memory
     std::string device_source;       // "host RAM" or "device.memory_mb" (the experiment's limit)
@@ -38,7 +41,9 @@ struct MemoryFootprint {
 // Hardware counters over the training loop, or why there are none.
 struct HardwareCounters {
     bool available = false;
-    std::string unavailable_reason;  // e.g. "perf_event_open(cycles): No such file or directory (no PMU in this VM)"
+    // Why there are none, e.g. "perf_event_open(cycles): No such file or directory: the CPU or
+    // hypervisor exposes no PMU". When available, names any counter that could not be opened.
+    std::string unavailable_reason;
     std::optional<double> cycles, instructions, cache_references, cache_misses;
     double seconds = 0.0;            // wall time they were counted over
 };

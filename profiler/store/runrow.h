@@ -48,6 +48,7 @@ struct RunRow {
     std::optional<int64_t> replicas;        // data-parallel replicas (schema 3)
     std::optional<double> comm_seconds;     // total gradient-exchange time, mean over replicas (schema 3)
     std::optional<double> wait_seconds;     // total time idle waiting for the exchange or peers (schema 3)
+    std::optional<std::string> verdict;     // what bounds the run, e.g. "input (high)" (schema 5)
 
     friend bool operator==(const RunRow&, const RunRow&) = default;
 };

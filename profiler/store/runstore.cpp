@@ -23,7 +23,7 @@ constexpr std::string_view kRunColumns =
     "dataset, model, host, pid, proc_start, boot_id, started_at, ended_at, message, steps, "
     "epochs, final_loss, final_accuracy, best_accuracy, time_to_target, step_at_target, "
     "target_accuracy, train_seconds, eval_seconds, throughput, stop_reason, input_seconds, skipped_records, "
-    "replicas, comm_seconds, wait_seconds";
+    "replicas, comm_seconds, wait_seconds, verdict";
 
 RunRow readRunRow(const Statement& q, const std::string& path) {
     RunRow row;
@@ -68,6 +68,7 @@ RunRow readRunRow(const Statement& q, const std::string& path) {
     row.replicas = q.optionalInt(32);
     row.comm_seconds = q.optionalDouble(33);
     row.wait_seconds = q.optionalDouble(34);
+    row.verdict = q.optionalText(35);
     return row;
 }
 
@@ -182,8 +183,9 @@ std::optional<RunRow> RunStore::findRun(const std::string& idOrName) {
 std::vector<engine::StepRecord> RunStore::steps(RunId id, int64_t afterStep) {
     Statement& query = db_->cached(
         "SELECT step, epoch, loss, step_seconds, input_seconds, samples, samples_per_second, "
-        "learning_rate, wall_seconds, comm_seconds, wait_seconds FROM steps WHERE run_id = ?1 AND step > ?2 "
-        "ORDER BY step");
+        "learning_rate, wall_seconds, comm_seconds, wait_seconds, forward_seconds, backward_seconds, "
+        "optimizer_seconds, exposed_comm_seconds, other_seconds, eval_seconds, checkpoint_seconds "
+        "FROM steps WHERE run_id = ?1 AND step > ?2 ORDER BY step");
     Statement::ResetGuard guard(query);
     query.bindInt(1, id.value).bindInt(2, afterStep);
     std::vector<engine::StepRecord> steps;
@@ -200,13 +202,22 @@ std::vector<engine::StepRecord> RunStore::steps(RunId id, int64_t afterStep) {
         s.wall_seconds = query.columnDouble(8);
         s.comm_seconds = query.optionalDouble(9).value_or(0.0);
         s.wait_seconds = query.optionalDouble(10).value_or(0.0);
+        // Steps recorded before schema 5 have no breakdown: everything but input is "other".
+        s.forward_seconds = query.optionalDouble(11).value_or(0.0);
+        s.backward_seconds = query.optionalDouble(12).value_or(0.0);
+        s.optimizer_seconds = query.optionalDouble(13).value_or(0.0);
+        s.exposed_comm_seconds = query.optionalDouble(14).value_or(0.0);
+        s.other_seconds = query.optionalDouble(15).value_or(std::max(0.0, s.step_seconds - s.input_seconds));
+        s.eval_seconds = query.optionalDouble(16).value_or(0.0);
+        s.checkpoint_seconds = query.optionalDouble(17).value_or(0.0);
     }
     return steps;
 }
 
 std::vector<ReplicaStepRow> RunStore::replicaSteps(RunId id) {
     Statement& query = db_->cached(
-        "SELECT step, rank, samples, compute_seconds, comm_seconds, wait_seconds FROM replica_steps "
+        "SELECT step, rank, samples, compute_seconds, comm_seconds, wait_seconds, forward_seconds, "
+        "backward_seconds, optimizer_seconds, exposed_comm_seconds FROM replica_steps "
         "WHERE run_id = ?1 ORDER BY step, rank");
     Statement::ResetGuard guard(query);
     query.bindInt(1, id.value);
@@ -219,6 +230,10 @@ std::vector<ReplicaStepRow> RunStore::replicaSteps(RunId id) {
         r.replica.compute_seconds = query.columnDouble(3);
         r.replica.comm_seconds = query.columnDouble(4);
         r.replica.wait_seconds = query.columnDouble(5);
+        r.replica.forward_seconds = query.optionalDouble(6).value_or(0.0);
+        r.replica.backward_seconds = query.optionalDouble(7).value_or(0.0);
+        r.replica.optimizer_seconds = query.optionalDouble(8).value_or(0.0);
+        r.replica.exposed_comm_seconds = query.optionalDouble(9).value_or(0.0);
     }
     return rows;
 }

@@ -8,9 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "engine/profile/opstats.h"
 #include "engine/train/records.h"
 #include "profiler/store/runid.h"
 #include "profiler/store/runrow.h"
+#include "profiler/verdict/verdict.h"
 
 namespace trainbench::profiler {
 
@@ -28,6 +30,12 @@ struct PsUpdateRow {
 struct ReplicaStepRow {
     int64_t step = 0;
     engine::ReplicaStep replica;
+};
+
+// Per-op statistics of one process of a run (op_stats).
+struct OpStatRow {
+    int rank = 0;
+    engine::prof::OpRow op;
 };
 
 class Database;
@@ -77,6 +85,16 @@ public:
     std::vector<PsUpdateRow> psUpdates(RunId id);
     // run_attributes, sorted by key.
     std::vector<std::pair<std::string, std::string>> attributes(RunId id);
+
+    // The profiler's side (runstoreprofile.cpp). Per-op statistics of every rank that recorded them.
+    std::vector<OpStatRow> opStats(RunId id);
+    // What the classifier needs about a stored run: steps, op statistics (the lowest rank's), the
+    // roofs of the run's host and thread count (if calibrated), memory (run attributes), experiment.
+    ProfileInput profileInput(RunId id);
+    // The stored verdict, findings, timeline and actions; nullopt if the run was not classified.
+    std::optional<Verdict> verdict(RunId id);
+    // Replaces the run's findings and actions and sets runs.verdict, in one transaction.
+    void saveVerdict(RunId id, const Verdict& verdict);
 
     // Deletes a run with its steps and evals; false if there is no such run. Throws StoreError
     // for a run that is still running (its writer would fail on its next batch).

@@ -174,6 +174,14 @@ void RunWriter::attributes(const std::vector<std::pair<std::string, std::string>
     ++enqueued_;
 }
 
+void RunWriter::opStats(int rank, const std::vector<engine::prof::OpRow>& rows) {
+    std::unique_lock lock(mutex_);
+    throwIfFailed();
+    if (final_) throw std::logic_error("RunWriter::opStats() after finish()");
+    queue_.opStats.emplace_back(rank, rows);
+    ++enqueued_;
+}
+
 void RunWriter::flush() {
     std::unique_lock lock(mutex_);
     throwIfFailed();
@@ -237,7 +245,8 @@ void RunWriter::threadMain() {
         flushWanted_ = false;
         lock.unlock();
 
-        const bool hasWork = !batch.steps.empty() || !batch.evals.empty() || !batch.attributes.empty() || final;
+        const bool hasWork = !batch.steps.empty() || !batch.evals.empty() || !batch.attributes.empty() ||
+                             !batch.opStats.empty() || final;
         std::optional<StoreError> failure;
         bool retry = false;
         if (hasWork) {
@@ -258,6 +267,7 @@ void RunWriter::threadMain() {
             batch.steps.insert(batch.steps.end(), queue_.steps.begin(), queue_.steps.end());
             batch.evals.insert(batch.evals.end(), queue_.evals.begin(), queue_.evals.end());
             batch.attributes.insert(batch.attributes.end(), queue_.attributes.begin(), queue_.attributes.end());
+            batch.opStats.insert(batch.opStats.end(), queue_.opStats.begin(), queue_.opStats.end());
             std::swap(batch, queue_);
             continue;
         }
@@ -279,8 +289,10 @@ void RunWriter::write(const Batch& batch, const Final* final) {
         Transaction transaction(*db_);
         Statement& insertStep = db_->cached(
             "INSERT INTO steps (run_id, step, epoch, loss, step_seconds, input_seconds, samples, "
-            "samples_per_second, learning_rate, wall_seconds, comm_seconds, wait_seconds) "
-            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+            "samples_per_second, learning_rate, wall_seconds, comm_seconds, wait_seconds, forward_seconds, "
+            "backward_seconds, optimizer_seconds, exposed_comm_seconds, other_seconds, eval_seconds, "
+            "checkpoint_seconds) "
+            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)");
         for (const engine::StepRecord& s : batch.steps) {
             insertStep.bindInt(1, runId_.value)
                 .bindInt(2, s.step)
@@ -293,12 +305,20 @@ void RunWriter::write(const Batch& batch, const Final* final) {
                 .bindDouble(9, s.learning_rate)
                 .bindDouble(10, s.wall_seconds)
                 .bindDouble(11, s.comm_seconds)
-                .bindDouble(12, s.wait_seconds);
+                .bindDouble(12, s.wait_seconds)
+                .bindDouble(13, s.forward_seconds)
+                .bindDouble(14, s.backward_seconds)
+                .bindDouble(15, s.optimizer_seconds)
+                .bindDouble(16, s.exposed_comm_seconds)
+                .bindDouble(17, s.other_seconds)
+                .bindDouble(18, s.eval_seconds)
+                .bindDouble(19, s.checkpoint_seconds);
             insertStep.run();
         }
         Statement& insertReplica = db_->cached(
-            "INSERT INTO replica_steps (run_id, step, rank, samples, compute_seconds, comm_seconds, wait_seconds) "
-            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+            "INSERT INTO replica_steps (run_id, step, rank, samples, compute_seconds, comm_seconds, wait_seconds, "
+            "forward_seconds, backward_seconds, optimizer_seconds, exposed_comm_seconds) "
+            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
         for (const engine::StepRecord& s : batch.steps) {
             for (const engine::ReplicaStep& r : s.replicas) {
                 insertReplica.bindInt(1, runId_.value)
@@ -307,7 +327,11 @@ void RunWriter::write(const Batch& batch, const Final* final) {
                     .bindInt(4, r.samples)
                     .bindDouble(5, r.compute_seconds)
                     .bindDouble(6, r.comm_seconds)
-                    .bindDouble(7, r.wait_seconds);
+                    .bindDouble(7, r.wait_seconds)
+                    .bindDouble(8, r.forward_seconds)
+                    .bindDouble(9, r.backward_seconds)
+                    .bindDouble(10, r.optimizer_seconds)
+                    .bindDouble(11, r.exposed_comm_seconds);
                 insertReplica.run();
             }
         }
@@ -345,6 +369,24 @@ void RunWriter::write(const Batch& batch, const Final* final) {
         for (const auto& [key, value] : batch.attributes) {
             insertAttribute.bindInt(1, runId_.value).bindText(2, std::string_view(key)).bindText(3, std::string_view(value));
             insertAttribute.run();
+        }
+        Statement& clearOps = db_->cached("DELETE FROM op_stats WHERE run_id = ?1 AND rank = ?2");
+        Statement& insertOp = db_->cached(
+            "INSERT OR REPLACE INTO op_stats (run_id, rank, kind, shape, calls, seconds, flops, bytes) "
+            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+        for (const auto& [rank, rows] : batch.opStats) {
+            clearOps.bindInt(1, runId_.value).bindInt(2, rank).run();
+            for (const engine::prof::OpRow& r : rows) {
+                insertOp.bindInt(1, runId_.value)
+                    .bindInt(2, rank)
+                    .bindText(3, std::string_view(r.kind))
+                    .bindText(4, std::string_view(r.shape))
+                    .bindInt(5, r.calls)
+                    .bindDouble(6, r.seconds)
+                    .bindDouble(7, r.flops)
+                    .bindDouble(8, r.bytes);
+                insertOp.run();
+            }
         }
         Statement& insertEval = db_->cached(
             "INSERT INTO evals (run_id, step, epoch, split, loss, accuracy, samples, "

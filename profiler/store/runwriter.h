@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/profile/opstats.h"
 #include "engine/train/records.h"
 #include "profiler/store/runid.h"
 #include "profiler/store/runspec.h"
@@ -65,6 +66,9 @@ public:
     void eval(const engine::EvalRecord& record);
     // Queue facts about the run (run_attributes); a key given again replaces its value.
     void attributes(const std::vector<std::pair<std::string, std::string>>& keyValues);
+    // Queue the per-op statistics of one process (rank) of the run so far; they replace what that
+    // rank stored before (the totals grow during the run).
+    void opStats(int rank, const std::vector<engine::prof::OpRow>& rows);
 
     // Blocks until everything queued so far is committed. Throws StoreError on a failed write.
     void flush();
@@ -89,6 +93,7 @@ private:
         std::vector<engine::StepRecord> steps;
         std::vector<engine::EvalRecord> evals;
         std::vector<std::pair<std::string, std::string>> attributes;
+        std::vector<std::pair<int, std::vector<engine::prof::OpRow>>> opStats;
     };
 
     void open();

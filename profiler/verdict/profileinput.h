@@ -41,6 +41,9 @@ struct ProfileInput {
     std::string strategy = "single";        // single, mirrored, multi_worker, parameter_server
     int replicas = 1;
     int threads = 0;                        // compute threads per replica (0: unknown)
+    int host_cores = 0;                     // logical cores of the host the run used (0: unknown);
+                                            // recorded, because classify() must not ask the machine
+                                            // it happens to run on
 };
 
 }  // namespace trainbench::profiler

@@ -20,6 +20,8 @@ enum class Severity { High, Moderate, Low };
 const char* boundKindName(BoundKind kind);
 const char* severityName(Severity severity);
 std::optional<BoundKind> boundKindFromName(const std::string& name);
+// What a user reads: "input-bound (high)", "memory-bound, bandwidth (moderate)", "balanced (low)".
+std::string verdictLabel(BoundKind kind, Severity severity);
 std::optional<Severity> severityFromName(const std::string& name);
 
 struct Evidence {

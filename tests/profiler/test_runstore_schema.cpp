@@ -128,7 +128,7 @@ TEST(RunStoreSchema, NewerSchemaOpensReadOnlyAndRefusesWrites) {
     {
         // What a future trainbench might have done: add a table and bump the version.
         RawDb raw(path);
-        raw.exec("BEGIN; CREATE TABLE findings (run_id INTEGER, text TEXT); "
+        raw.exec("BEGIN; CREATE TABLE future_table (run_id INTEGER, text TEXT); "
                  "PRAGMA user_version = " + std::to_string(newer) + "; COMMIT");
     }
 

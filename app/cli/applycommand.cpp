@@ -1,0 +1,112 @@
+// `trainbench-cli apply RUN --action N`: turns one of a run's ranked actions into a new experiment
+// file (the run's own experiment with the action's changes), validates it, and can run it.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli/commands.h"
+#include "app/cli/exitcodes.h"
+#include "app/cli/storeaccess.h"
+#include "app/experiment/experiment.h"
+#include "app/experiment/experimenterror.h"
+#include "profiler/store/storeerror.h"
+#include "profiler/verdict/verdict.h"
+
+namespace trainbench::cli {
+
+namespace {
+
+std::string changeText(const profiler::Change& c) {
+    return c.key + ": " + (c.from.is_null() ? std::string("(unset)") : c.from.dump()) + " -> " + c.to.dump();
+}
+
+// Writes text to path through a temporary file and a rename, so a reader never sees half of it.
+bool writeFile(const std::string& path, const std::string& text) {
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) return false;
+        out << text;
+        out.flush();
+        if (!out) return false;
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) std::filesystem::remove(tmp, ec);
+    return !ec;
+}
+
+}  // namespace
+
+int applyCommand(const ApplyArgs& args, const StopSignals& signals) {
+    int code = kExitOk;
+    auto store = openExisting(args.db, code, /*emptyIsOk=*/false);
+    if (!store) return code;
+    std::string output;
+    try {
+        auto r = findOrComplain(*store, args.run, code);
+        if (!r) return code;
+        std::optional<profiler::Verdict> v = store->verdict(r->id);
+        if (!v) {
+            const profiler::ProfileInput in = store->profileInput(r->id);
+            if (in.steps.empty()) {
+                std::fprintf(stderr, "run %lld recorded no steps: there is no verdict and no action\n",
+                             static_cast<long long>(r->id.value));
+                return kExitUsage;
+            }
+            v = profiler::classify(in);
+            if (!store->readOnly()) store->saveVerdict(r->id, *v);
+        }
+        const int count = static_cast<int>(v->actions.size());
+        if (args.action < 1 || args.action > count) {
+            std::fprintf(stderr, "run %lld has %d action(s); --action %d is not one of them (trainbench-cli profile %lld "
+                         "lists them)\n", static_cast<long long>(r->id.value), count, args.action,
+                         static_cast<long long>(r->id.value));
+            return kExitUsage;
+        }
+        const profiler::Action& a = v->actions[static_cast<size_t>(args.action - 1)];
+        if (a.changes.empty()) {
+            std::fprintf(stderr, "action %d (%s) changes nothing in the experiment file: it is a choice of hardware, "
+                         "not a setting\n", args.action, a.title.c_str());
+            return kExitUsage;
+        }
+        nlohmann::json experiment = nlohmann::json::parse(r->config_json);
+        experiment = profiler::applyChanges(experiment, a.changes);
+        const std::string suffix = "-action" + std::to_string(args.action);
+        experiment["name"] = r->name + suffix;
+        std::string what;
+        for (const profiler::Change& c : a.changes) what += (what.empty() ? "" : "; ") + changeText(c);
+        experiment["description"] = "Run " + std::to_string(r->id.value) + " (" + r->name + ") with action " +
+                                    std::to_string(args.action) + ": " + a.title + " (" + what + ")";
+        output = args.output.empty() ? r->name + suffix + ".json" : args.output;
+        const std::string text = experiment.dump(2) + "\n";
+        // Nothing is written unless the result is a valid experiment.
+        app::parseExperiment(text, output);
+        if (!writeFile(output, text)) {
+            std::fprintf(stderr, "cannot write %s\n", output.c_str());
+            return kExitIo;
+        }
+        std::printf("wrote %s: %s\n", output.c_str(), a.title.c_str());
+        for (const profiler::Change& c : a.changes) std::printf("  %s\n", changeText(c).c_str());
+        if (!a.expected.empty()) std::printf("  expected: %s\n", a.expected.c_str());
+    } catch (const app::ExperimentError& e) {
+        std::fprintf(stderr, "the changed experiment is not valid, nothing written:\n%s\n", e.what());
+        return kExitUsage;
+    } catch (const profiler::StoreError& e) {
+        std::fprintf(stderr, "run store error: %s\n", e.what());
+        return kExitStore;
+    } catch (const std::invalid_argument& e) {
+        std::fprintf(stderr, "cannot apply the action: %s\n", e.what());
+        return kExitUsage;
+    }
+    if (!args.runNow) return kExitOk;
+    RunArgs run;
+    run.file = output;
+    run.db = args.db;
+    run.quiet = args.quiet;
+    return runCommand(run, signals);
+}
+
+}  // namespace trainbench::cli

@@ -1,0 +1,43 @@
+#include "app/cli/storeaccess.h"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "app/cli/exitcodes.h"
+#include "profiler/store/storeerror.h"
+
+namespace trainbench::cli {
+
+std::optional<profiler::RunStore> openExisting(const std::string& db, int& exitCode, bool emptyIsOk) {
+    if (!std::filesystem::exists(db)) {
+        if (emptyIsOk) {
+            std::printf("no runs yet: %s does not exist (trainbench-cli run experiments/fmnist-mlp.json creates it)\n",
+                        db.c_str());
+            exitCode = kExitOk;
+        } else {
+            std::fprintf(stderr, "no run store at %s\n", db.c_str());
+            exitCode = kExitStore;
+        }
+        return std::nullopt;
+    }
+    try {
+        auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadWrite);
+        if (store.readOnly()) std::fprintf(stderr, "note: %s\n", store.readOnlyReason().c_str());
+        return store;
+    } catch (const profiler::StoreError& e) {
+        std::fprintf(stderr, "run store error: %s\n", e.what());
+        exitCode = kExitStore;
+        return std::nullopt;
+    }
+}
+
+std::optional<profiler::RunRow> findOrComplain(profiler::RunStore& store, const std::string& run, int& exitCode) {
+    auto row = store.findRun(run);
+    if (!row) {
+        std::fprintf(stderr, "no run '%s' in %s (trainbench-cli runs lists them)\n", run.c_str(), store.path().c_str());
+        exitCode = kExitNotFound;
+    }
+    return row;
+}
+
+}  // namespace trainbench::cli

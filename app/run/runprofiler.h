@@ -1,0 +1,51 @@
+#pragma once
+// The profiler around one run process: the machine's roofs (measured once per host and thread
+// count, cached in the store), the memory footprint against the device's memory, hardware
+// counters, per-op statistics, an optional Chrome trace of a window of steps, and at the end the
+// verdict, classified from what the store holds and saved with it.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "app/experiment/experiment.h"
+#include "engine/strategy/strategy.h"
+#include "engine/train/records.h"
+#include "profiler/machine/memorywatch.h"
+#include "profiler/machine/perfcounters.h"
+#include "profiler/store/runid.h"
+#include "profiler/store/runwriter.h"
+
+namespace trainbench::app {
+
+class RunProfiler {
+public:
+    // threads: compute threads per replica (0: every core). log may be empty.
+    RunProfiler(const Experiment& experiment, std::string dbPath, int threads,
+                std::function<void(const std::string&)> log);
+    ~RunProfiler();
+
+    // Before the first step: the roofs (cached, else measured now, while nothing else of this run
+    // runs), the footprint from the shapes, and the memory watch and counters started.
+    void start(engine::Strategy& strategy, int64_t batchPerReplica);
+    // After training: memory, counters and per-op statistics into the run's record.
+    void finish(engine::Strategy& strategy, profiler::RunWriter& writer, int rank);
+
+    // After the run's record is complete: classifies it from the store and saves the verdict,
+    // findings and actions. Returns the verdict's line ("input-bound (high): ...") or, if the run
+    // cannot be classified, why; never throws.
+    static std::string classifyStored(const std::string& dbPath, profiler::RunId id);
+
+private:
+    const Experiment& experiment_;
+    std::string dbPath_;
+    int threads_;
+    std::function<void(const std::string&)> log_;
+    profiler::MemoryFootprint footprint_;
+    std::unique_ptr<profiler::MemoryWatch> watch_;
+    profiler::PerfCounters counters_;
+    bool started_ = false;
+};
+
+}  // namespace trainbench::app

@@ -1,0 +1,28 @@
+#pragma once
+// FLOPs and bytes of one call of each op, from its shapes: what the per-op statistics and the
+// roofline divide by. Bytes count each tensor read or written once (the compulsory traffic), so an
+// op's achieved GB/s is a lower bound on the traffic it really caused.
+#include <cstdint>
+
+#include "engine/profile/opstats.h"
+#include "engine/tensor/tensor.h"
+
+namespace trainbench::engine::opcost {
+
+enum class Pass { Forward, BackwardData, BackwardWeights };
+
+// Dense [batch, in] x [out, in]^T (+ bias) (+ ReLU post-op).
+prof::OpCost innerProduct(Pass pass, int64_t batch, int64_t in, int64_t out, bool bias, bool relu);
+// Convolution of src [N, C, H, W] into dst [N, K, OH, OW] with square kernels of `kernel`.
+prof::OpCost convolution(Pass pass, const Dims& src, const Dims& dst, int64_t kernel, bool bias, bool relu);
+// Max pooling of src into dst with square windows of `window` (forward: one comparison per window
+// element; backward: one add per output).
+prof::OpCost maxPooling(bool forward, const Dims& src, const Dims& dst, int64_t window, bool relu);
+// Element-wise op over `elements` floats touching `tensors` tensors of that size, `flopsPerElement` each.
+prof::OpCost elementwise(const char* kind, const Dims& dims, int tensors, double flopsPerElement);
+// A layout conversion (oneDNN reorder).
+prof::OpCost reorder(const Dims& dims, int64_t bytesIn, int64_t bytesOut);
+// An optimizer update over `params` parameters.
+prof::OpCost optimizerUpdate(const char* kind, int64_t params, double flopsPerParam, double bytesPerParam);
+
+}  // namespace trainbench::engine::opcost

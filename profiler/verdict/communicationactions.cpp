@@ -1,0 +1,110 @@
+// Actions for a communication-bound run (design.md: bigger per-replica batch, fewer/faster links,
+// async parameter servers for sparse models, gradient bucketing).
+//
+// Estimates: X = exposed exchange per step, S = step. The gradients' size does not depend on the
+// batch, so a batch twice as large doubles the rest of the step and keeps X: samples per second
+// grow by 2S / (2S - X). A ring all-reduce moves 2(N-1)/N of the gradients through each replica.
+#include <cmath>
+
+#include "profiler/verdict/actioncatalogue.h"
+#include "profiler/verdict/evidencetext.h"
+
+namespace trainbench::profiler {
+
+namespace {
+
+using catalogue::factor;
+
+double ringShare(double n) { return n > 1 ? 2.0 * (n - 1.0) / n : 0.0; }
+
+std::optional<Candidate> biggerBatch(const ActionContext& ctx) {
+    const StepTotals& t = ctx.steps;
+    const int64_t batch = ctx.experiment.integer("train.batch_size");
+    const double s = t.step, x = t.exposed_comm;
+    const double speedup = 2 * s - x > 0 ? catalogue::capSpeedup(2 * s / (2 * s - x)) : 1.0;
+    return catalogue::make(
+        BoundKind::Communication, "Double the batch", {ctx.experiment.change("train.batch_size", batch * 2)},
+        "Twice the compute per exchange: the exchange's share of the step from " + text::percent(t.of(x)) +
+            " % to about " + text::percent(2 * s - x > 0 ? x / (2 * s - x) : 0.0) + " %, " + factor(speedup) +
+            " samples per second." + catalogue::batchMemoryNote(ctx, 2.0) +
+            " Scale the learning rate with the batch (linear scaling rule) and check the accuracy.",
+        speedup, "Gradient exchange dominates the synchronous step: a bigger per-replica batch amortises it.");
+}
+
+}  // namespace
+
+std::vector<Candidate> communicationActions(const ActionContext& ctx) {
+    const ExperimentView& v = ctx.experiment;
+    const StepTotals& t = ctx.steps;
+    std::vector<Candidate> out;
+    auto push = [&](std::optional<Candidate> c) {
+        if (c) out.push_back(std::move(*c));
+    };
+    const std::string strategy = v.text("strategy.type");
+    const int64_t replicas = v.integer("strategy.replicas");
+    if (strategy == "parameter_server") {
+        const int64_t servers = v.integer("strategy.parameter_servers");
+        push(catalogue::make(
+            BoundKind::Communication, "Spread the variables over twice the parameter servers",
+            {v.change("strategy.parameter_servers", servers * 2)},
+            "Each pull and push goes to " + std::to_string(servers * 2) + " servers at once, each holding about half as "
+            "much as now.",
+            std::nullopt, "Fewer, faster links: no single server's link carries all the variables."));
+        push(biggerBatch(ctx));
+        return out;
+    }
+    if (strategy != "mirrored" && strategy != "multi_worker") return out;
+
+    if (!v.flag("strategy.overlap")) {
+        // Data movement can hide behind backward; waiting for slower replicas cannot.
+        const double movable = std::max(0.0, t.exposed_comm - t.wait);
+        const double hidden = std::min(movable, t.backward);
+        const double speedup = t.step - hidden > 0 ? catalogue::capSpeedup(t.step / (t.step - hidden)) : 1.0;
+        push(catalogue::make(
+            BoundKind::Communication, "All-reduce while backward runs", {v.change("strategy.overlap", true)},
+            "Buckets are exchanged as their gradients are ready: up to " + text::percent(t.of(hidden)) +
+                " % of step time hides behind backward, " + factor(speedup) + ".",
+            speedup, "Gradient bucketing overlaps the exchange with the computation of earlier layers."));
+    }
+    push(biggerBatch(ctx));
+    const double bucket = v.number("strategy.bucket_mb");
+    if (bucket < 4.0)
+        push(catalogue::make(
+            BoundKind::Communication, "Exchange gradients in larger buckets", {v.change("strategy.bucket_mb", 4)},
+            "Fewer, larger all-reduces: each pays the ring's per-message latency 2(N-1) times, so small buckets "
+            "are latency-bound; larger ones start later behind backward.",
+            std::nullopt, "Gradient bucketing: message size trades latency against overlap."));
+    if (replicas >= 2) {
+        const int64_t half = replicas / 2;
+        std::optional<double> speedup;
+        std::string expected = "Fewer replicas to wait for and fewer links per exchange";
+        if (v.integer("strategy.threads_per_replica") == 0) {
+            // The same cores split over fewer replicas: compute per step about the same.
+            const double x = t.exposed_comm * ringShare(static_cast<double>(half)) / ringShare(static_cast<double>(replicas));
+            const double after = t.step - t.exposed_comm + x;
+            if (after > 0) speedup = catalogue::capSpeedup(t.step / after);
+            expected += half == 1 ? std::string(": one replica exchanges nothing")
+                                  : ": a ring all-reduce sends " + text::fixed(ringShare(static_cast<double>(half)), 2) +
+                                        "x the gradients' size per replica instead of " +
+                                        text::fixed(ringShare(static_cast<double>(replicas)), 2) + "x";
+            expected += "; with the same cores given to " + std::to_string(half) + " replica(s), about " +
+                        factor(speedup.value_or(1.0)) + " if the compute per step stays the same";
+        }
+        push(catalogue::make(
+            BoundKind::Communication, "Halve the replicas", {v.change("strategy.replicas", half)},
+            expected + ". The global batch stays, so each replica's batch doubles.", speedup,
+            "Fewer links: on one host, replicas share the cores, so more of them mostly add exchange."));
+    }
+    push(catalogue::make(
+        BoundKind::Communication, "Switch to asynchronous parameter servers",
+        {v.change("strategy.type", "parameter_server")},
+        "No worker waits for the slowest at every step; gradients computed on stale parameters can delay "
+        "convergence.",
+        std::nullopt,
+        "Async parameter servers suit sparse models with fewer features on CPU clusters; trainbench's models are "
+        "dense, for which synchronous all-reduce is the better fit (domain.md).",
+        true));
+    return out;
+}
+
+}  // namespace trainbench::profiler

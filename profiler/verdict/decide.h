@@ -1,0 +1,25 @@
+#pragma once
+// Rules 1-5 of rules.h applied to one set of steps: the verdict and the further findings, in
+// priority order. The run's verdict and every window of the timeline are decided here.
+#include <optional>
+#include <vector>
+
+#include "profiler/verdict/breakdown.h"
+#include "profiler/verdict/verdict.h"
+
+namespace trainbench::profiler {
+
+// What holds for the whole run whichever steps are looked at (memory, op statistics).
+struct RunFacts {
+    std::optional<Finding> capacity;  // rule 1, when it holds
+    std::optional<Finding> roofline;  // rule 4, when roofs and op stats exist
+};
+
+struct Decision {
+    Finding verdict;
+    std::vector<Finding> further;  // every other rule that holds, most important first
+};
+
+Decision decide(const StepTotals& steps, const RunFacts& facts);
+
+}  // namespace trainbench::profiler

@@ -1,0 +1,97 @@
+// Findings from the step breakdown (see stepfindings.h and rules.h).
+#include "profiler/verdict/stepfindings.h"
+
+#include <algorithm>
+
+#include "profiler/verdict/evidencetext.h"
+#include "profiler/verdict/rules.h"
+
+namespace trainbench::profiler {
+
+namespace {
+
+Evidence inputEvidence(const StepTotals& t) {
+    return text::percentEvidence("input_fraction", t.inputFraction(),
+                                 text::percent(t.inputFraction()) +
+                                     " % of step time waiting for input (TensorFlow Profiler: >= 5 % is moderately, "
+                                     ">= 20 % highly input-bound)");
+}
+
+Evidence commEvidence(const StepTotals& t) {
+    return text::percentEvidence("comm_fraction", t.commFraction(),
+                                 text::percent(t.commFraction()) +
+                                     " % of step time blocked on the gradient exchange, moving data or waiting for "
+                                     "peers (>= 20 % is communication-bound)");
+}
+
+Evidence meanStepEvidence(const StepTotals& t) {
+    return {"step_ms", t.meanStepMs(), "ms",
+            text::fixed(t.meanStepMs(), 2) + " ms per step on average over steps " + std::to_string(t.first_step) + "-" +
+                std::to_string(t.last_step)};
+}
+
+}  // namespace
+
+std::optional<Finding> inputFinding(const StepTotals& t) {
+    const double input = t.inputFraction();
+    if (!rules::reaches(input, kInputModerate)) return std::nullopt;
+    Finding f;
+    f.kind = BoundKind::Input;
+    const bool high = rules::reaches(input, kInputHigh);
+    f.severity = high ? Severity::High : Severity::Moderate;
+    f.summary = std::string(high ? "Highly" : "Moderately") + " input-bound: " + text::percent(input) +
+                " % of step time waiting for input";
+    f.evidence.push_back(inputEvidence(t));
+    const double perStep = t.count > 0 ? t.input / static_cast<double>(t.count) * 1e3 : 0.0;
+    f.evidence.push_back({"input_ms", perStep, "ms",
+                          text::fixed(perStep, 2) + " ms of input wait per step, of " + text::fixed(t.meanStepMs(), 2) +
+                              " ms"});
+    return f;
+}
+
+std::optional<Finding> commFinding(const StepTotals& t) {
+    const double comm = t.commFraction();
+    if (!rules::reaches(comm, kCommBound)) return std::nullopt;
+    Finding f;
+    f.kind = BoundKind::Communication;
+    f.severity = rules::reaches(comm, rules::kCommHigh) ? Severity::High : Severity::Moderate;
+    f.summary = "Communication-bound: " + text::percent(comm) + " % of step time blocked on the gradient exchange";
+    f.evidence.push_back(commEvidence(t));
+    if (t.comm > 0)
+        f.evidence.push_back(text::percentEvidence(
+            "collective_fraction", t.of(t.comm),
+            text::percent(t.of(t.comm)) + " % of step time (mean over replicas) inside collectives moving data, hidden "
+                                          "behind backward or not"));
+    if (t.wait > 0)
+        f.evidence.push_back(text::percentEvidence(
+            "peer_wait_fraction", t.of(t.wait),
+            text::percent(t.of(t.wait)) + " % of step time (mean over replicas) waiting for slower replicas"));
+    return f;
+}
+
+std::optional<Finding> overheadFinding(const StepTotals& all, const OpMix& mix) {
+    if (mix.op_seconds <= 0 || all.compute() <= 0 || all.step <= 0) return std::nullopt;
+    const double outside = std::max(0.0, all.compute() - mix.op_seconds_per_replica) + all.other;
+    const double share = all.of(outside);
+    if (!rules::reaches(share, rules::kOverheadFinding)) return std::nullopt;
+    Finding f;
+    f.kind = BoundKind::Compute;
+    f.severity = rules::reaches(share, rules::kOverheadHigh) ? Severity::High : Severity::Moderate;
+    f.summary = "Overhead: " + text::percent(share) + " % of step time outside the measured ops";
+    f.evidence.push_back(text::percentEvidence(
+        "outside_ops_fraction", share,
+        text::percent(share) + " % of step time outside the measured ops (forward, backward and optimizer time the "
+                               "ops do not account for, plus bookkeeping): framework overhead, not arithmetic"));
+    f.evidence.push_back(text::percentEvidence("other_fraction", all.of(all.other),
+                                               text::percent(all.of(all.other)) +
+                                                   " % of step time in bookkeeping outside the step's phases"));
+    f.first_step = all.first_step;
+    f.last_step = all.last_step;
+    return f;
+}
+
+std::vector<Evidence> windowEvidence(const StepTotals& t) {
+    return {inputEvidence(t), commEvidence(t), meanStepEvidence(t)};
+}
+
+}  // namespace trainbench::profiler

@@ -1,0 +1,23 @@
+#pragma once
+// The rules that read the step breakdown (rules 2 and 3 in rules.h, and the overhead finding):
+// input wait, the exposed gradient exchange, and step time outside the measured ops.
+#include <optional>
+
+#include "profiler/verdict/breakdown.h"
+#include "profiler/verdict/roofline.h"
+#include "profiler/verdict/verdict.h"
+
+namespace trainbench::profiler {
+
+// Input-bound at >= 5 % (moderate) or >= 20 % (high); nothing below.
+std::optional<Finding> inputFinding(const StepTotals& t);
+// Communication-bound at >= 20 % (moderate) or >= 40 % (high); nothing below.
+std::optional<Finding> commFinding(const StepTotals& t);
+// Step time outside the measured ops >= 30 %: kind compute (whole run only). Needs op stats and
+// phases (both zero when profiling is compiled out).
+std::optional<Finding> overheadFinding(const StepTotals& all_steps, const OpMix& mix);
+
+// Evidence every finding of a window carries: input and communication fractions, mean step time.
+std::vector<Evidence> windowEvidence(const StepTotals& t);
+
+}  // namespace trainbench::profiler

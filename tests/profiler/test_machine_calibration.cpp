@@ -1,0 +1,56 @@
+// Machine calibration: the roofs measured on this host are plausible for any CPU of the last
+// decade, come with the host, thread count, CPU and time they belong to, and say how they were
+// measured.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <chrono>
+#include <cstdio>
+#include <regex>
+
+#include <nlohmann/json.hpp>
+
+#include "profiler/machine/calibration.h"
+
+namespace trainbench::profiler {
+namespace {
+
+TEST(Calibration, OneThreadGivesPlausibleRoofsQuickly) {
+    const auto start = std::chrono::steady_clock::now();
+    const MachineRoofs roofs = measureRoofs(1);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("[  roofs   ] 1 thread: %.1f GFLOP/s, %.1f GB/s, ridge %.1f FLOP/B, %.2f s\n%s\n", roofs.peak_gflops,
+                roofs.bandwidth_gbs, roofs.ridge(), seconds, roofs.details_json.c_str());
+
+    EXPECT_EQ(roofs.threads, 1);
+    EXPECT_EQ(roofs.host, currentHost());
+    EXPECT_FALSE(roofs.host.empty());
+    EXPECT_FALSE(roofs.cpu_model.empty());
+    EXPECT_GT(roofs.peak_gflops, 1.0);
+    EXPECT_LT(roofs.peak_gflops, 10000.0);
+    EXPECT_GT(roofs.bandwidth_gbs, 0.5);
+    EXPECT_LT(roofs.bandwidth_gbs, 2000.0);
+    EXPECT_DOUBLE_EQ(roofs.ridge(), roofs.peak_gflops / roofs.bandwidth_gbs);
+    // The store's timestamp format, so it sorts with runs.started_at.
+    EXPECT_TRUE(std::regex_match(roofs.measured_at, std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)")))
+        << roofs.measured_at;
+    // It runs at the start of a run: it must not hold the run up.
+    EXPECT_LT(seconds, 3.0);
+
+    const auto details = nlohmann::json::parse(roofs.details_json);
+    EXPECT_GE(details["peak"]["matmul_n"].get<int>(), 1024);
+    EXPECT_GE(details["peak"]["repetitions"].get<int>(), 3);
+    EXPECT_GE(details["bandwidth"]["repetitions"].get<int>(), 3);
+    // Far larger than the last-level cache, or the triad measures the cache.
+    EXPECT_GE(details["bandwidth"]["array_bytes"].get<double>() * 3,
+              2 * details["bandwidth"]["l3_bytes"].get<double>());
+}
+
+TEST(Calibration, ZeroThreadsMeansEveryCore) {
+    EXPECT_EQ(resolveThreads(0), omp_get_num_procs());
+    EXPECT_EQ(resolveThreads(-1), omp_get_num_procs());
+    EXPECT_EQ(resolveThreads(3), 3);
+}
+
+}  // namespace
+}  // namespace trainbench::profiler
