@@ -11,6 +11,8 @@ struct RunArgs {
     std::string db;
     std::vector<std::string> overrides;
     bool quiet = false;
+    std::string trace;                 // --trace FILE: Chrome trace of a window of steps
+    std::string traceSteps = "21:30";  // --trace-steps FIRST:LAST (inclusive)
 };
 class StopSignals;
 int runCommand(const RunArgs& args, const StopSignals& signals);

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "app/cli/commands.h"
+#include "profiler/trace/chrometrace.h"
 #include "app/cli/exitcodes.h"
 #include "app/cli/stopsignals.h"
 #include "app/experiment/experiment.h"
@@ -147,6 +148,11 @@ Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overri
             argv.push_back(o);
         }
         if (args.quiet || r > 0) argv.push_back("-q");
+        // multi_worker ranks each trace their steps (the launcher merges the files); in a
+        // parameter_server job the chief's dispatching is the job's step.
+        if (!args.trace.empty() && (strategy == "multi_worker" || tasks[r].type == "chief")) {
+            argv.insert(argv.end(), {"--trace", args.trace, "--trace-steps", args.traceSteps});
+        }
         std::vector<char*> cargv, cenv;
         for (auto& a : argv) cargv.push_back(a.data());
         cargv.push_back(nullptr);
@@ -256,6 +262,21 @@ Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overri
     return out;
 }
 
+// One trace of the whole job from the ranks' files (which are then removed).
+int mergeRankTraces(const std::string& path, int ranks, int exitCode) {
+    std::vector<std::string> parts;
+    for (int r = 0; r < ranks; ++r) parts.push_back(profiler::rankTracePath(path, r));
+    try {
+        profiler::mergeChromeTraces(parts, path);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "trace: cannot merge the ranks' traces into %s: %s\n", path.c_str(), e.what());
+        return exitCode == kExitOk ? kExitIo : exitCode;
+    }
+    for (const std::string& p : parts) std::filesystem::remove(p);
+    std::fprintf(stderr, "trace: %d ranks merged into %s\n", ranks, path.c_str());
+    return exitCode;
+}
+
 }  // namespace
 
 int launchLocalJob(const RunArgs& args, const app::Experiment& experiment, const StopSignals& signals) {
@@ -276,7 +297,10 @@ int launchLocalJob(const RunArgs& args, const app::Experiment& experiment, const
     std::string history;
     for (int restarts = 0;; ++restarts) {
         const Incarnation r = runTasks(args, overrides, strategy, workers, servers, signals, restarts);
-        if (!r.failed) return r.exitCode;
+        if (!r.failed) {
+            if (!args.trace.empty() && strategy == "multi_worker") return mergeRankTraces(args.trace, workers, r.exitCode);
+            return r.exitCode;
+        }
         history += std::string(history.empty() ? "" : "\n  ") + (restarts ? "restart " + std::to_string(restarts) + ": " : "") +
                    r.failure;
         const bool canRestart = !r.stopped && restarts < experiment.strategy.max_restarts && !checkpoint.empty() &&

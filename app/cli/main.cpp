@@ -21,6 +21,21 @@ int main(int argc, char** argv) {
     runCmd->add_option("--set", run.overrides, "Override a key: --set train.epochs=2 (repeatable)")
         ->allow_extra_args(false);
     runCmd->add_flag("-q,--quiet", run.quiet, "No progress output; print only the summary");
+    const auto stepWindow = [](const std::string& v) -> std::string {
+        const auto colon = v.find(':');
+        try {
+            if (colon != std::string::npos) {
+                size_t a = 0, b = 0;
+                const long long first = std::stoll(v.substr(0, colon), &a), last = std::stoll(v.substr(colon + 1), &b);
+                if (a == colon && b == v.size() - colon - 1 && first >= 1 && last >= first) return {};
+            }
+        } catch (const std::exception&) {
+        }
+        return "expected FIRST:LAST, two step numbers with 1 <= FIRST <= LAST, e.g. 21:30; got '" + v + "'";
+    };
+    runCmd->add_option("--trace", run.trace, "Write a Chrome trace (Perfetto) of a window of steps to this file");
+    runCmd->add_option("--trace-steps", run.traceSteps, "The traced steps, FIRST:LAST (default 21:30)")
+        ->check(CLI::Validator(stepWindow, "FIRST:LAST"));
 
     cli::RunArgs worker;
     auto* workerCmd = app.add_subcommand(
@@ -29,6 +44,9 @@ int main(int argc, char** argv) {
     workerCmd->add_option("--db", worker.db, "Run store the chief records in")->default_str(defaultDb);
     workerCmd->add_option("--set", worker.overrides, "Override a key (repeatable)")->allow_extra_args(false);
     workerCmd->add_flag("-q,--quiet", worker.quiet, "No progress output");
+    workerCmd->add_option("--trace", worker.trace, "Write this task's Chrome trace to FILE.rank<N>");
+    workerCmd->add_option("--trace-steps", worker.traceSteps, "The traced steps, FIRST:LAST")
+        ->check(CLI::Validator(stepWindow, "FIRST:LAST"));
 
     cli::LaunchScriptArgs ls;
     auto* lsCmd = app.add_subcommand("launch-script",

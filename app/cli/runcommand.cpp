@@ -76,6 +76,13 @@ int trainHere(const RunArgs& args, const app::Experiment& experiment, const Stop
     req.jobToken = token;
     req.resume = restarts > 0;
     req.restarts = restarts;
+    req.tracePath = args.trace;
+    if (!args.trace.empty()) {
+        // Validated by the command line (traceStepsValid) before anything runs.
+        const auto colon = args.traceSteps.find(':');
+        req.traceFirst = std::stoll(args.traceSteps.substr(0, colon));
+        req.traceLast = std::stoll(args.traceSteps.substr(colon + 1));
+    }
     if (!args.quiet) {
         req.observer = &progress;
         req.log = [](const std::string& m) { std::fprintf(stderr, "%s\n", m.c_str()); };

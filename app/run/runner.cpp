@@ -28,19 +28,31 @@
 #include "engine/util/errors.h"
 #include "app/run/runprofiler.h"
 #include "profiler/store/runwriter.h"
+#include "profiler/trace/chrometrace.h"
 
 namespace trainbench::app {
 
 namespace {
 
-// Forwards trainer events to the store and to an optional display, and relays stop requests.
+// Forwards trainer events to the store and to an optional display, drives the trace window, and
+// relays stop requests.
 class RecordingObserver : public engine::TrainObserver {
 public:
-    // writer may be null (a multi_worker task other than the chief).
-    RecordingObserver(profiler::RunWriter* writer, engine::TrainObserver* display, const std::atomic<bool>* stop)
-        : writer_(writer), display_(display), stop_(stop) {}
+    // writer may be null (a multi_worker task other than the chief), and so may trace.
+    RecordingObserver(profiler::RunWriter* writer, engine::TrainObserver* display, const std::atomic<bool>* stop,
+                      profiler::ChromeTraceWriter* trace = nullptr, int64_t traceLast = 0)
+        : writer_(writer), display_(display), stop_(stop), trace_(trace), traceLast_(traceLast) {}
     void onStart(const engine::TrainPlan& plan) override {
         if (display_) display_->onStart(plan);
+    }
+    void onStepBegin(int64_t step) override {
+        if (trace_) trace_->beginStep(step);
+    }
+    void onStepEnd(int64_t step) override {
+        if (!trace_) return;
+        trace_->endStep(step);
+        // The engine's buffers hold what the window recorded; outside it there is nothing to drain.
+        if (step <= traceLast_ + 1) engine::prof::drainTrace(*trace_);
     }
     void onStep(const engine::StepRecord& s) override {
         if (writer_) writer_->step(s);
@@ -56,6 +68,8 @@ private:
     profiler::RunWriter* writer_;
     engine::TrainObserver* display_;
     const std::atomic<bool>* stop_;
+    profiler::ChromeTraceWriter* trace_;
+    int64_t traceLast_;
 };
 
 // What the strategy section comes to on this machine.
@@ -398,8 +412,27 @@ RunOutcome runExperiment(const RunRequest& request) {
         }
         // In a job the stop request travels with the step records, so that every rank stops at the
         // same step; the observer must not stop this rank alone.
-        RecordingObserver observer(writer ? &*writer : nullptr, request.observer, multiWorker ? nullptr : request.stop);
+        std::optional<profiler::ChromeTraceWriter> trace;
+        if (!request.tracePath.empty()) {
+            profiler::ChromeTraceOptions to;
+            to.rank = multiWorker ? rank : -1;
+            to.firstStep = request.traceFirst;
+            to.lastStep = request.traceLast;
+            trace.emplace(to);
+        }
+        RecordingObserver observer(writer ? &*writer : nullptr, request.observer, multiWorker ? nullptr : request.stop,
+                                   trace ? &*trace : nullptr, request.traceLast);
         summary = trainer.run(observer, progress ? &*progress : nullptr, hook);
+        if (trace) {
+            engine::prof::drainTrace(*trace);
+            const std::string path =
+                multiWorker ? profiler::rankTracePath(request.tracePath, rank) : request.tracePath;
+            trace->write(path);
+            const profiler::ChromeTraceStats ts = trace->stats();
+            say("trace: steps " + std::to_string(request.traceFirst) + "-" + std::to_string(request.traceLast) + ", " +
+                std::to_string(ts.events) + " events -> " + path +
+                (ts.windowOpened ? "" : " (the run ended before the window opened: no steps in it)"));
+        }
         if (profile) profile->finish(*strategy, *writer, rank);
         strategy->finish();
         if (psStrategy && writer)

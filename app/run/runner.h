@@ -29,6 +29,11 @@ struct RunRequest {
     // optimizer state, position in the data and totals. `restarts` is recorded with the run.
     bool resume = false;
     int restarts = 0;
+    // --trace: a Chrome trace of training steps [traceFirst, traceLast] written to tracePath (a task
+    // of a multi_worker job writes tracePath.rank<N>; the launcher merges them).
+    std::string tracePath;
+    int64_t traceFirst = 21;
+    int64_t traceLast = 30;
 };
 
 struct RunOutcome {

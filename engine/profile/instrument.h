@@ -174,9 +174,12 @@ public:
             (void)arg;
         }
     }
-    ~ZoneScope() {
+    ~ZoneScope() { end(); }
+    // Ends the zone before the scope does (once; the destructor then records nothing).
+    void end() {
         if constexpr (kEnabled) {
             if (site_) detail::record({site_, begin_, nowNs(), arg_, TraceEvent::Kind::Zone});
+            site_ = nullptr;
         }
     }
     ZoneScope(const ZoneScope&) = delete;

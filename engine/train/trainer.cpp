@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -223,7 +224,11 @@ RunSummary Trainer::run(TrainObserver& observer, const TrainProgress* resume, co
                 stop = true;
                 break;
             }
+            observer.onStepBegin(step + 1);
             prof::takePhases();  // what ran since the last step is recorded on its own (evaluation, checkpoint)
+            // A trace shows each step as one zone, from its batch to its update.
+            static constexpr prof::ZoneSite kStepZone{"step", "step"};
+            prof::ZoneScope stepZone(&kStepZone, static_cast<double>(step + 1));
             const auto t0 = Clock::now();
             BatchView batch;
             {
@@ -231,11 +236,14 @@ RunSummary Trainer::run(TrainObserver& observer, const TrainProgress* resume, co
                 batch = train_.next();
             }
             const int64_t n = batch.count;
-            if (n == 0) break;
+            if (n == 0) {
+                stepZone.end();
+                observer.onStepEnd(step + 1);  // the epoch ended instead: no such step
+                break;
+            }
             ++batchInEpoch;
             const double inputSeconds = secondsSince(t0);
             ++step;
-            TB_ZONE_ARG("step", "step", step);
             const uint64_t stepSeed = deriveSeed(config_.seed, kSeedDropout, step);
             StepRecord rec;
             rec.step = step;
@@ -258,9 +266,11 @@ RunSummary Trainer::run(TrainObserver& observer, const TrainProgress* resume, co
             // For an asynchronous step this is the time to hand it over (input, waiting for a free
             // worker): the job's time per step, as the loop of a synchronous one is.
             rec.step_seconds = secondsSince(t0);
+            stepZone.end();
             recordPhases(rec, prof::takePhases(), inputSeconds);
             rec.eval_seconds = std::exchange(evalSecondsSinceStep, 0.0);
             rec.checkpoint_seconds = std::exchange(checkpointSecondsSinceStep, 0.0);
+            observer.onStepEnd(step);
             s.input_seconds += rec.input_seconds;
             s.train_seconds += rec.step_seconds;
             stageDeltas(rec);

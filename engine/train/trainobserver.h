@@ -19,6 +19,10 @@ class TrainObserver {
 public:
     virtual ~TrainObserver() = default;
     virtual void onStart(const TrainPlan& /*plan*/) {}
+    // Around each training step, before its batch is fetched and right after it (before any
+    // evaluation or checkpoint that follows): where a trace window opens, closes and is drained.
+    virtual void onStepBegin(int64_t /*step*/) {}
+    virtual void onStepEnd(int64_t /*step*/) {}
     virtual void onStep(const StepRecord& /*step*/) {}
     virtual void onEval(const EvalRecord& /*eval*/) {}
     // Polled once per step; true ends the run after the current step with stop_reason "stopped".

@@ -138,7 +138,8 @@ TEST(ExperimentFiles, ResolvedFillsEveryDefaultAndKeepsThePresetByName) {
     EXPECT_EQ(r["train"]["threads"], 0);
     EXPECT_EQ(r["strategy"]["type"], "single");
     EXPECT_EQ(r["strategy"]["replicas"], 1);
-    EXPECT_EQ(r.size(), 8u) << r.dump(2);
+    EXPECT_EQ(r["device"]["memory_mb"], 0);  // 0: the host's RAM
+    EXPECT_EQ(r.size(), 9u) << r.dump(2);
     // 12 values (train_files and test_files have no default) and the csv, pipeline and storage sections.
     EXPECT_EQ(r["data"].size(), 15u) << r["data"].dump(2);
     EXPECT_EQ(r["data"]["pipeline"]["prefetch"], 2);

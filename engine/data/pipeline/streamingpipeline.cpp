@@ -1,5 +1,7 @@
 #include "engine/data/pipeline/streamingpipeline.h"
 
+#include "engine/profile/instrument.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -435,6 +437,7 @@ void StreamingPipeline::decodeRecordInto(Record& r, float* dst, int32_t& label) 
 }
 
 void StreamingPipeline::decodeRows(BatchBuf& b, size_t begin, size_t end, size_t& failedRow) {
+    TB_ZONE("pipeline", "map (decode)");
     const auto t0 = Clock::now();
     const size_t F = static_cast<size_t>(example_size_);
     for (size_t i = begin; i < end; ++i) {
@@ -530,7 +533,11 @@ std::vector<std::unique_ptr<StreamingPipeline::Slot>> StreamingPipeline::makeSlo
             try {
                 for (uint32_t f : slot->files) {
                     auto t0 = Clock::now();
-                    std::unique_ptr<FileRecordReader> reader = openReader(f);
+                    std::unique_ptr<FileRecordReader> reader;
+                    {
+                        TB_ZONE("pipeline", "read (open file)");
+                        reader = openReader(f);
+                    }
                     int64_t skippedSeen = 0;
                     read_.nanos.fetch_add(nanosSince(t0), std::memory_order_relaxed);
                     for (bool more = true; more;) {
@@ -623,6 +630,7 @@ bool StreamingPipeline::nextRecord(Record& out) {
                 if (!s.reader) {
                     if (s.cursor >= s.files.size()) break;
                     const auto t0 = Clock::now();
+                    TB_ZONE("pipeline", "read (open file)");
                     s.reader = openReader(s.files[s.cursor++]);
                     const int64_t ns = nanosSince(t0);
                     read_.nanos.fetch_add(ns, std::memory_order_relaxed);
@@ -726,6 +734,7 @@ bool StreamingPipeline::nextShuffled(Record& out) {
 }
 
 int64_t StreamingPipeline::gatherBatch(BatchBuf& b) {
+    TB_ZONE("pipeline", "gather batch (read, shuffle)");
     const auto t0 = Clock::now();
     const int64_t readBefore = consumerReadNanos_;
     if (b.recs.size() < static_cast<size_t>(batch_size_)) b.recs.resize(static_cast<size_t>(batch_size_));
@@ -851,6 +860,8 @@ BatchView StreamingPipeline::next() {
         if (handed_ && handed_->count > 0) freeBatches_.push_back(std::move(handed_));
         prefetch_.fillSumMilli.fetch_add(1000 * std::min(readyBatches_, choice_.prefetch) / choice_.prefetch,
                                          std::memory_order_relaxed);
+        static constexpr prof::ZoneSite kReady{"prefetch queue (batches ready)", "pipeline"};
+        prof::counter(&kReady, static_cast<double>(readyBatches_));
         prefetch_.fillSamples.fetch_add(1, std::memory_order_relaxed);
         if (ready_.empty() && !error_) {
             consumerWaiting_ = true;
