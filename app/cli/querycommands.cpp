@@ -281,11 +281,13 @@ int exportCommand(const ExportArgs& args) {
                 out << '\n';
             }
         } else if (args.what == "replicas") {
-            out << "step,rank,samples,compute_seconds,comm_seconds,wait_seconds\n";
+            out << "step,rank,samples,compute_seconds,comm_seconds,wait_seconds,forward_seconds,backward_seconds,"
+                   "optimizer_seconds,exposed_comm_seconds\n";
             for (const auto& row : store->replicaSteps(r->id))
                 out << row.step << ',' << row.replica.rank << ',' << row.replica.samples << ','
                     << row.replica.compute_seconds << ',' << row.replica.comm_seconds << ',' << row.replica.wait_seconds
-                    << '\n';
+                    << ',' << row.replica.forward_seconds << ',' << row.replica.backward_seconds << ','
+                    << row.replica.optimizer_seconds << ',' << row.replica.exposed_comm_seconds << '\n';
         } else if (args.what == "updates") {
             out << "step,server,worker,attempt,staleness\n";
             for (const auto& row : store->psUpdates(r->id))
@@ -298,11 +300,14 @@ int exportCommand(const ExportArgs& args) {
                     << e.samples << ',' << e.eval_seconds << ',' << e.wall_seconds << '\n';
         } else {
             out << "step,epoch,loss,step_seconds,input_seconds,samples,samples_per_second,learning_rate,wall_seconds,"
-                   "comm_seconds,wait_seconds\n";
+                   "comm_seconds,wait_seconds,forward_seconds,backward_seconds,optimizer_seconds,exposed_comm_seconds,"
+                   "other_seconds,eval_seconds,checkpoint_seconds\n";
             for (const auto& s : store->steps(r->id))
                 out << s.step << ',' << s.epoch << ',' << s.loss << ',' << s.step_seconds << ',' << s.input_seconds << ','
                     << s.samples << ',' << s.samples_per_second << ',' << s.learning_rate << ',' << s.wall_seconds << ','
-                    << s.comm_seconds << ',' << s.wait_seconds << '\n';
+                    << s.comm_seconds << ',' << s.wait_seconds << ',' << s.forward_seconds << ',' << s.backward_seconds
+                    << ',' << s.optimizer_seconds << ',' << s.exposed_comm_seconds << ',' << s.other_seconds << ','
+                    << s.eval_seconds << ',' << s.checkpoint_seconds << '\n';
         }
         if (args.output.empty()) {
             std::cout << out.str();

@@ -68,9 +68,11 @@ TEST(CliStrategy, MirroredRunRecordsEveryReplicasSteps) {
 
     auto csv = runCli({"export", "mirrored", "--db", db, "--csv", "--series", "replicas"}, tmp.path);
     ASSERT_EQ(csv.exitCode, 0) << csv.err;
-    EXPECT_EQ(csv.out.rfind("step,rank,samples,compute_seconds,comm_seconds,wait_seconds\n1,0,64,", 0), 0u) << csv.out;
+    EXPECT_EQ(csv.out.rfind("step,rank,samples,compute_seconds,comm_seconds,wait_seconds,forward_seconds,"
+                            "backward_seconds,optimizer_seconds,exposed_comm_seconds\n1,0,64,", 0), 0u) << csv.out;
     auto stepsCsv = runCli({"export", "mirrored", "--db", db, "--csv"}, tmp.path);
-    EXPECT_NE(stepsCsv.out.find(",comm_seconds,wait_seconds\n"), std::string::npos) << stepsCsv.out.substr(0, 200);
+    EXPECT_NE(stepsCsv.out.find(",comm_seconds,wait_seconds,forward_seconds,"), std::string::npos)
+        << stepsCsv.out.substr(0, 200);
 }
 
 TEST(CliStrategy, ReplicasNeedMirrored) {
