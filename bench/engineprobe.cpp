@@ -8,6 +8,9 @@
 //  * `mirrored`: the mirrored strategy against one device (strategybench.cpp).
 //  * `allreduce`: raw Gloo all-reduce vs GlooCollective::allReduceSum between local processes
 //    (allreducebench.cpp).
+//  * `step-loop`, `instrumentation-cost`: what the profiler's instrumentation costs W1's training
+//    loop, compiled out vs always-on vs tracing every step, in child processes (steploop.cpp,
+//    instrumentationcost.cpp); `classify`: reclassifying a stored 10,000-step run (classifybench.cpp).
 //  * `scaling`: the scaling sweep of multi_worker (sync) and parameter_server (async) over 1, 2, 4
 //    workers on W1 and W2, through trainbench-cli into a run store (scalingbench.cpp).
 // Timings alternate A, B, A, B ... and report medians, so machine drift hits both sides alike.
@@ -22,9 +25,11 @@
 
 #include "bench/allreducebench.h"
 #include "bench/benchutil.h"
+#include "bench/classifybench.h"
 #include "bench/inputbench.h"
 #include "bench/scalingbench.h"
 #include "bench/sourcesprobe.h"
+#include "bench/steploop.h"
 #include "bench/strategybench.h"
 #include "engine/data/batcher.h"
 #include "engine/data/imagedataset.h"
@@ -287,7 +292,31 @@ int main(int argc, char** argv) {
     sc->add_option("--steps", scaling.quickSteps, "step limit of --quick (default 200)");
     sc->add_option("--cli", scaling.cli, "trainbench-cli to run (default: the one built with this tool)");
     sc->add_option("--experiments", scaling.experiments, "folder with fmnist-mlp.json and fmnist-cnn.json");
+    trainbench::bench::StepLoopOptions loop;
+    auto* sl = app.add_subcommand("step-loop", "W1 trained by the real Trainer loop, timed (one JSON line out)");
+    sl->add_option("-t,--threads", loop.threads, "compute threads (default 1)");
+    sl->add_option("-s,--steps", loop.steps, "training steps (default 2000)");
+    sl->add_option("--skip", loop.skip, "warm-up steps not timed (default 20)");
+    sl->add_flag("--trace", loop.trace, "trace every step (Chrome trace, drained every step; needs profiling)");
+    sl->add_option("--trace-out", loop.traceOut, "keep the trace in this file (default: a temp file, removed)");
+    trainbench::bench::InstrumentationCostOptions cost;
+    cost.noprof = std::string(TRAINBENCH_SOURCE_DIR) + "/build/noprof/bench/trainbench-bench";
+    auto* ic = app.add_subcommand("instrumentation-cost",
+                                  "step-loop compiled out vs always-on profiling vs tracing, alternating child processes");
+    ic->add_option("--noprof", cost.noprof, "trainbench-bench of the noprof preset (default: build/noprof in the source tree)");
+    ic->add_option("-t,--threads", cost.threads, "thread counts (default 1; e.g. 1,2)")->delimiter(',');
+    ic->add_option("-r,--rounds", cost.rounds, "rounds of A, B, C (default 5)");
+    ic->add_option("-s,--steps", cost.steps, "steps per child process (default 2000)");
+    trainbench::bench::ClassifyBenchOptions cls;
+    auto* cb = app.add_subcommand("classify", "reclassify a stored 10,000-step run: open, profileInput, classify, saveVerdict");
+    cb->add_option("-s,--steps", cls.steps, "steps of the stored run (default 10000)");
+    cb->add_option("-r,--reps", cls.reps, "repetitions (default 7)");
+    cb->add_option("--dir", cls.dir, "folder for the temporary run store (default: the temp folder)");
+    cb->add_flag("--keep", cls.keep, "keep the run store");
     CLI11_PARSE(app, argc, argv);
+    if (*sl) return trainbench::bench::stepLoop(loop);
+    if (*ic) return trainbench::bench::instrumentationCost(cost);
+    if (*cb) return trainbench::bench::classifyBench(cls);
     if (*sc) {
         scaling.workloads = {workload};
         if (workload == "both") scaling.workloads = {"w1", "w2"};

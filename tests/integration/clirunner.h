@@ -2,6 +2,7 @@
 // Runs trainbench-cli as a child process for end-to-end tests: real process, real store file.
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@ namespace trainbench::testing {
 struct CliResult {
     int exitCode = -1;  // or 128 + signal
     std::string out, err;
+    double cpuSeconds = 0.0;  // user + system time of the CLI and the children it waited for
 };
 
 inline std::string readAll(const std::filesystem::path& p) {
@@ -76,10 +78,13 @@ public:
     void signal(int sig) { kill(pid_, sig); }
     CliResult wait() {
         int status = 0;
-        waitpid(pid_, &status, 0);
+        rusage usage{};
+        wait4(pid_, &status, 0, &usage);
         waited_ = true;
         CliResult r;
         r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        r.cpuSeconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                       static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
         r.out = readAll(outPath_);
         r.err = readAll(errPath_);
         return r;
