@@ -31,9 +31,9 @@ namespace opcost = engine::opcost;
 constexpr int64_t kBatch = 128;
 
 // An MLP's op rows for `steps` steps (one call of each per step): W1's shapes with one more hidden
-// layer, so that there are 20 rows (inner products, ReLU backward passes, Adam updates, reorders),
-// each timed at a plausible rate for this machine. Returns the rows; `phases` gets the per-step
-// seconds of forward, backward and optimizer ops.
+// layer, so that there are 20 rows (inner products, ReLU backward passes, Adam updates, weight
+// reorders), each timed at about the rate W1 reaches on this machine at 2 threads. Adds one call's
+// seconds of each op to the phase it runs in.
 std::vector<prof::OpRow> mlpOps(int64_t steps, double& forward, double& backward, double& optimizer) {
     const std::vector<int64_t> widths{784, 512, 256, 128, 10};
     std::vector<prof::OpRow> rows;
@@ -53,14 +53,14 @@ std::vector<prof::OpRow> mlpOps(int64_t steps, double& forward, double& backward
     for (size_t i = 0; i + 1 < widths.size(); ++i) {
         const int64_t in = widths[i], out = widths[i + 1];
         const bool relu = i + 2 < widths.size();
-        add(opcost::innerProduct(opcost::Pass::Forward, kBatch, in, out, true, relu), 60e9, true, forward);
-        if (i > 0) add(opcost::innerProduct(opcost::Pass::BackwardData, kBatch, in, out, true, false), 55e9, true, backward);
-        add(opcost::innerProduct(opcost::Pass::BackwardWeights, kBatch, in, out, true, false), 50e9, true, backward);
-        if (relu) add(opcost::elementwise("eltwise_relu_backward", {kBatch, out}, 3, 1.0), 8e9, false, backward);
-        add(opcost::optimizerUpdate("adam_update", in * out + out, 12.0, 28.0), 10e9, false, optimizer);
+        add(opcost::innerProduct(opcost::Pass::Forward, kBatch, in, out, true, relu), 140e9, true, forward);
+        if (i > 0) add(opcost::innerProduct(opcost::Pass::BackwardData, kBatch, in, out, true, false), 130e9, true, backward);
+        add(opcost::innerProduct(opcost::Pass::BackwardWeights, kBatch, in, out, true, false), 120e9, true, backward);
+        if (relu) add(opcost::elementwise("eltwise_relu_backward", {kBatch, out}, 3, 1.0), 20e9, false, backward);
+        add(opcost::optimizerUpdate("adam_update", in * out + out, 12.0, 28.0), 40e9, false, optimizer);
     }
     for (int64_t out : {512, 256})
-        add(opcost::reorder({out, widths[0]}, out * widths[0] * 4, out * widths[0] * 4), 6e9, false, backward);
+        add(opcost::reorder({out, widths[0]}, out * widths[0] * 4, out * widths[0] * 4), 20e9, false, backward);
     return rows;
 }
 
@@ -77,9 +77,9 @@ nlohmann::json experiment(int64_t steps) {
             {"strategy", {{"type", "single"}, {"replicas", 1}}}};
 }
 
-// Records the run and returns its id. Per step: input ≈ 6 % with a slow stretch in the middle (so
-// the timeline has a window to tell apart), the compute phases from the op rows, an evaluation every
-// 100 steps (charged to the next step), the in-memory pipeline's one stage.
+// Records the run and returns its id. Per step: input ≈ 7 %, ≈ 37 % over a tenth of the run in the
+// middle (so the timeline has a window to tell apart), the compute phases from the op rows, an
+// evaluation every 100 steps (charged to the next step), the in-memory pipeline's one stage.
 profiler::RunId recordRun(const std::string& path, int64_t steps) {
     profiler::RunSpec spec;
     spec.name = "classify-bench";
@@ -108,7 +108,7 @@ profiler::RunId recordRun(const std::string& path, int64_t steps) {
         r.samples_per_second = static_cast<double>(r.samples) / r.step_seconds;
         r.learning_rate = 1e-3;
         r.loss = 2.3 * std::exp(-static_cast<double>(i) / 800.0) + 0.25;
-        r.eval_seconds = i > 1 && (i - 1) % 100 == 0 ? 0.18 : 0.0;
+        r.eval_seconds = i > 1 && (i - 1) % 100 == 0 ? 0.08 : 0.0;
         summary.train_seconds += r.step_seconds;
         r.wall_seconds = summary.train_seconds;
         r.input_stages.push_back({"batch", r.input_seconds * 0.9, 1, r.samples * 784 * 4, -1.0});
@@ -120,7 +120,7 @@ profiler::RunId recordRun(const std::string& path, int64_t steps) {
             e.accuracy = 0.89 - 0.2 * std::exp(-static_cast<double>(i) / 1000.0);
             e.loss = 0.3;
             e.samples = 10000;
-            e.eval_seconds = 0.18;
+            e.eval_seconds = 0.08;
             e.wall_seconds = summary.train_seconds;
             writer.eval(e);
         }
@@ -146,8 +146,8 @@ profiler::RunId recordRun(const std::string& path, int64_t steps) {
         profiler::MachineRoofs roofs;
         roofs.threads = threads;
         roofs.cpu_model = "classify-bench stand-in";
-        roofs.peak_gflops = 150.0;
-        roofs.bandwidth_gbs = 12.0;
+        roofs.peak_gflops = 178.0;  // this machine's at 2 threads (docs/performance.md)
+        roofs.bandwidth_gbs = 21.6;
         roofs.measured_at = "2026-01-01T00:00:00Z";
         return roofs;
     });

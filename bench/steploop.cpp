@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -68,6 +69,13 @@ std::vector<double> after(const std::vector<double>& v, int64_t skip) {
     return {v.begin() + std::min<int64_t>(skip, static_cast<int64_t>(v.size())), v.end()};
 }
 
+// The p-th fraction of a set of timings: p = 0.1, the steps no hiccup of the machine slowed.
+double percentile(std::vector<double> v, double p) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    return v[static_cast<size_t>(p * static_cast<double>(v.size() - 1))];
+}
+
 double mean(const std::vector<double>& v) {
     double sum = 0.0;
     for (double x : v) sum += x;
@@ -125,6 +133,7 @@ int stepLoop(const StepLoopOptions& o) {
     const std::vector<double> periods = after(observer.periods(), o.skip), steps = after(observer.stepSeconds(), o.skip);
     out["period_ms_median"] = median(periods) * 1e3;
     out["period_ms_mean"] = mean(periods) * 1e3;
+    out["period_ms_p10"] = percentile(periods, 0.1) * 1e3;
     out["step_ms_median"] = median(steps) * 1e3;
     out["step_ms_mean"] = mean(steps) * 1e3;
     out["samples_per_s"] = summary.throughput;  // the trainer's steady-state figure (step_seconds)
