@@ -120,6 +120,7 @@ std::vector<Candidate> inputActions(const ActionContext& ctx) {
     };
     const bool autotune = v.flag("data.pipeline.autotune");
 
+    const auto estimated = static_cast<std::ptrdiff_t>(out.size());  // where the estimated ones start
     if (!autotune && prefetch == 0) {
         const double s = model.speedup(1.0, true);
         push(catalogue::make(
@@ -156,7 +157,7 @@ std::vector<Candidate> inputActions(const ActionContext& ctx) {
             s, "Inputs that need parsing: map in parallel (domain.md)."));
     }
     // The estimated one-click changes, best estimate first (stable: a tie keeps the order above).
-    std::stable_sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) {
+    std::stable_sort(out.begin() + estimated, out.end(), [](const Candidate& a, const Candidate& b) {
         return a.action.expected_speedup.value_or(1.0) > b.action.expected_speedup.value_or(1.0);
     });
     if (!autotune && prefetch > 0 && prefetch < kDeepPrefetch)

@@ -78,7 +78,7 @@ std::optional<RecordedRun> ExperimentCheck::record(std::vector<std::string> args
         ADD_FAILURE() << command << " recorded no run";
         return std::nullopt;
     }
-    return RecordedRun{*newest, m.otherCores, m.wallSeconds};
+    return RecordedRun{*newest, m.otherCores};
 }
 
 std::string ExperimentCheck::profile(const RecordedRun& run) const {

@@ -28,7 +28,6 @@ inline constexpr std::chrono::seconds kQuietWait{20};
 struct RecordedRun {
     profiler::RunRow row;
     double otherCores = 0.0;  // mean cores other processes kept busy while it ran
-    double wallSeconds = 0.0;
     bool quiet() const;
 };
 

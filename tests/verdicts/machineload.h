@@ -17,8 +17,9 @@
 namespace trainbench::testing {
 
 // Mean cores other processes may keep busy while a run still counts as measured on a quiet
-// machine. An idle VM shows a few hundredths (daemons, the test itself, loopback interrupts).
-inline constexpr double kQuietOtherCores = 0.25;
+// machine. An idle VM shows a few hundredths (daemons, the test itself, loopback interrupts); a
+// fifth of a core already cost a one-thread run a third of its throughput here.
+inline constexpr double kQuietOtherCores = 0.15;
 
 // CPU seconds the machine spent busy since boot: /proc/stat's "cpu" line without idle and iowait.
 // Steal counts as busy: the hypervisor gave that time to another guest.

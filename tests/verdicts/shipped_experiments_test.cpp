@@ -59,7 +59,7 @@ TEST(ShippedExperiments, ComputeBoundUsesTheIdleCores) {
 TEST(ShippedExperiments, MemoryBandwidthBoundDoublesTheBatch) {
     SKIP_UNLESS_OPTIMISED();
     TempDir tmp;
-    // Steps of about 25 ms: 100 after warm-up.
+    // Steps of about 20 ms at batch 4: 100 after warm-up.
     ExperimentCheck check(tmp.path, "memory-bound-bandwidth", {"train.max_steps=120"});
     if (!check.runUntilVerdict(BoundKind::MemoryBandwidth, {{"train.batch_size", 8}})) return;
     if (!check.applyAction1()) return;
@@ -89,7 +89,7 @@ TEST(ShippedExperiments, MemoryCapacityBoundHalvesTheBatchAndThenFits) {
 TEST(ShippedExperiments, CommunicationBoundDoublesTheBatch) {
     SKIP_UNLESS_OPTIMISED();
     TempDir tmp;
-    // Two worker processes, steps of about 12 ms: 180 after warm-up.
+    // Two worker processes, steps of about 10 ms: 180 after warm-up.
     ExperimentCheck check(tmp.path, "comm-bound", {"train.max_steps=200"});
     if (!check.runUntilVerdict(BoundKind::Communication, {{"train.batch_size", 32}})) return;
     if (!check.applyAction1()) return;
@@ -101,7 +101,7 @@ TEST(ShippedExperiments, InputBoundWithoutPrefetchReadsInParallel) {
     TempDir tmp;
     const auto shards = convert(tmp, "tfrecord", 16000);
     ASSERT_FALSE(HasFailure());
-    // Steps of about 25 ms, most of it waiting for the emulated disk: 100 after warm-up. Prefetching
+    // Steps of about 20 ms, most of it waiting for the emulated disk: 100 after warm-up. Prefetching
     // alone would hide only the few milliseconds of compute; 8 readers overlap the disk's latency.
     ExperimentCheck check(tmp.path, "io-bound-no-prefetch",
                           {"data.train_files=" + (shards / "train-*.tfrecord").string(),
