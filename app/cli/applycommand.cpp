@@ -68,8 +68,8 @@ int applyCommand(const ApplyArgs& args, const StopSignals& signals) {
         }
         const profiler::Action& a = v->actions[static_cast<size_t>(args.action - 1)];
         if (a.changes.empty()) {
-            std::fprintf(stderr, "action %d (%s) changes nothing in the experiment file: it is a choice of hardware, "
-                         "not a setting\n", args.action, a.title.c_str());
+            std::fprintf(stderr, "action %d (%s) changes nothing in the experiment file (hardware or the "
+                         "model's design): there is nothing to apply\n", args.action, a.title.c_str());
             return kExitUsage;
         }
         nlohmann::json experiment = nlohmann::json::parse(r->config_json);

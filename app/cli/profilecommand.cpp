@@ -141,7 +141,7 @@ void printVerdict(const profiler::Verdict& v, int64_t runId, const std::string& 
     for (const profiler::Action& a : v.actions) {
         std::printf("  %d. %s\n", n++, a.title.c_str());
         for (const profiler::Change& c : a.changes) std::printf("       %s\n", changeText(c).c_str());
-        if (a.changes.empty()) std::printf("       (no change to the experiment file: a choice of hardware)\n");
+        if (a.changes.empty()) std::printf("       (no change to the experiment file: hardware or the model's design)\n");
         if (!a.expected.empty()) std::printf("       expected: %s\n", a.expected.c_str());
     }
 }

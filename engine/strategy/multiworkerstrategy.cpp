@@ -1,5 +1,7 @@
 #include "engine/strategy/multiworkerstrategy.h"
 
+#include "engine/profile/instrument.h"
+
 #include <algorithm>
 #include <string>
 
@@ -50,6 +52,7 @@ StrategyStep MultiWorkerStrategy::step(const BatchView& batch, int64_t step, uin
         slot[7] = static_cast<float>(mine.backward_seconds);
         slot[8] = static_cast<float>(mine.optimizer_seconds);
         slot[9] = static_cast<float>(mine.exposed_comm_seconds);
+        TB_PHASE(Communication);  // the step's records and stop flag: an all-reduce like the gradients'
         collective_->allReduceSum(exchange_.data(), exchange_.size());
     } catch (const CollectiveError& e) {
         throw CollectiveError("step " + std::to_string(step) + ": " + e.what());

@@ -66,8 +66,8 @@ std::vector<Candidate> capacityActions(const ActionContext& ctx) {
             std::nullopt, "Fewer model copies in host RAM.", true));
     out.push_back(catalogue::textOnly(
         BoundKind::MemoryCapacity, "Give each worker more memory",
-        "A device or machine with more memory keeps the weights, gradients and activations resident (there is no "
-        "experiment key for device memory yet).",
+        "A device or machine with more memory keeps the weights, gradients and activations resident "
+        "(device.memory_mb only describes the device the run stands for; it does not add memory).",
         "domain.md: memory-bound, more memory per worker."));
     out.push_back(catalogue::textOnly(
         BoundKind::MemoryCapacity, "Use fewer or narrower layers",
