@@ -12,6 +12,8 @@
 #include "app/experiment/experiment.h"
 #include "app/experiment/experimenterror.h"
 #include "profiler/store/storeerror.h"
+#include "profiler/trace/atomicfile.h"
+#include "profiler/trace/traceerror.h"
 #include "profiler/verdict/verdict.h"
 
 namespace trainbench::cli {
@@ -20,22 +22,6 @@ namespace {
 
 std::string changeText(const profiler::Change& c) {
     return c.key + ": " + (c.from.is_null() ? std::string("(unset)") : c.from.dump()) + " -> " + c.to.dump();
-}
-
-// Writes text to path through a temporary file and a rename, so a reader never sees half of it.
-bool writeFile(const std::string& path, const std::string& text) {
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) return false;
-        out << text;
-        out.flush();
-        if (!out) return false;
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) std::filesystem::remove(tmp, ec);
-    return !ec;
 }
 
 }  // namespace
@@ -84,8 +70,13 @@ int applyCommand(const ApplyArgs& args, const StopSignals& signals) {
         const std::string text = experiment.dump(2) + "\n";
         // Nothing is written unless the result is a valid experiment.
         app::parseExperiment(text, output);
-        if (!writeFile(output, text)) {
-            std::fprintf(stderr, "cannot write %s\n", output.c_str());
+        try {
+            // Whole or not at all: a temporary file, fsync, rename.
+            profiler::AtomicFile file(output);
+            file.append(text);
+            file.commit();
+        } catch (const profiler::TraceError& e) {
+            std::fprintf(stderr, "%s\n", e.what());
             return kExitIo;
         }
         std::printf("wrote %s: %s\n", output.c_str(), a.title.c_str());

@@ -23,11 +23,6 @@ namespace trainbench::cli {
 
 namespace {
 
-std::string fmt(const char* f, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, v);
-    return buf;
-}
 std::string pct(const std::optional<double>& v) { return v ? fmt("%.2f%%", 100.0 * *v) : "-"; }
 std::string secs(const std::optional<double>& v) { return v ? fmt("%.1f s", *v) : "-"; }
 std::string num(const std::optional<int64_t>& v) { return v ? std::to_string(*v) : "-"; }

@@ -7,6 +7,13 @@
 
 namespace trainbench::cli {
 
+// One number through a printf format ("%.1f"), for table cells.
+inline std::string fmt(const char* format, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, format, v);
+    return buf;
+}
+
 class TextTable {
 public:
     explicit TextTable(std::vector<std::string> header) : rows_{std::move(header)} {}
