@@ -452,7 +452,10 @@ RunOutcome runExperiment(const RunRequest& request) {
     }
     if (writer) {
         writer->finish(out.status, out.summary, out.message);
-        if (summary) out.verdict = RunProfiler::classifyStored(request.dbPath, out.id);
+        if (summary) {
+            if (profile) profile->calibrate();
+            out.verdict = RunProfiler::classifyStored(request.dbPath, out.id);
+        }
     }
     return out;
 }

@@ -28,17 +28,6 @@ RunProfiler::RunProfiler(const Experiment& experiment, std::string dbPath, int t
 RunProfiler::~RunProfiler() = default;
 
 void RunProfiler::start(engine::Strategy& strategy, int64_t batchPerReplica) {
-    try {
-        const profiler::MachineRoofs roofs = profiler::roofsFor(dbPath_, threads_);
-        if (log_) {
-            char line[160];
-            std::snprintf(line, sizeof line, "machine: %.0f GFLOP/s, %.1f GB/s at %d thread(s) (roofline; %s)",
-                          roofs.peak_gflops, roofs.bandwidth_gbs, roofs.threads, roofs.host.c_str());
-            log_(line);
-        }
-    } catch (const std::exception& e) {
-        if (log_) log_(std::string("machine roofs not available: ") + e.what());
-    }
     const double deviceBytes = experiment_.device.memory_mb * 1024.0 * 1024.0;
     footprint_ = profiler::footprintOf(strategy.model(), batchPerReplica,
                                        profiler::optimizerStateFloatsPerParam(experiment_.optimizer), deviceBytes);
@@ -85,6 +74,20 @@ void RunProfiler::finish(engine::Strategy& strategy, profiler::RunWriter& writer
     if (hw.available) a.emplace_back("hw.seconds", number(hw.seconds));
     writer.attributes(a);
     writer.opStats(rank, strategy.opStats());
+}
+
+void RunProfiler::calibrate() const {
+    try {
+        const profiler::MachineRoofs roofs = profiler::roofsFor(dbPath_, threads_);
+        if (log_) {
+            char line[160];
+            std::snprintf(line, sizeof line, "machine: %.0f GFLOP/s, %.1f GB/s at %d thread(s) (roofline; %s)",
+                          roofs.peak_gflops, roofs.bandwidth_gbs, roofs.threads, roofs.host.c_str());
+            log_(line);
+        }
+    } catch (const std::exception& e) {
+        if (log_) log_(std::string("machine roofs not available: ") + e.what());
+    }
 }
 
 std::string RunProfiler::classifyStored(const std::string& dbPath, profiler::RunId id) {

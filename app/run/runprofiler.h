@@ -26,11 +26,15 @@ public:
                 std::function<void(const std::string&)> log);
     ~RunProfiler();
 
-    // Before the first step: the roofs (cached, else measured now, while nothing else of this run
-    // runs), the footprint from the shapes, and the memory watch and counters started.
+    // Before the first step: the footprint from the shapes, and the memory watch and counters started.
     void start(engine::Strategy& strategy, int64_t batchPerReplica);
     // After training: memory, counters and per-op statistics into the run's record.
     void finish(engine::Strategy& strategy, profiler::RunWriter& writer, int rank);
+
+    // After training, once this process's part in a job is over: the roofs, cached, else measured
+    // now. Not before the first step: a job's other ranks would wait for this one in their first
+    // all-reduce, under the job's timeout, while it measures for seconds on a loaded machine.
+    void calibrate() const;
 
     // After the run's record is complete: classifies it from the store and saves the verdict,
     // findings and actions. Returns the verdict's line ("input-bound (high): ...") or, if the run

@@ -178,3 +178,25 @@ TEST(CliMultiWorker, AHungWorkerIsNoticedAfterTheTimeout) {
     EXPECT_NE(row->message->find("timeout 3000 ms"), std::string::npos) << *row->message;
     EXPECT_NE(result.err.find("multi_worker job failed"), std::string::npos) << result.err;
 }
+
+// On a fresh store the chief measures the machine's roofs (a second or more on a loaded machine).
+// It does so after the last step, so a job whose timeout is shorter than that measurement still
+// trains: its other ranks never wait for it beyond one step.
+TEST(CliMultiWorker, MeasuringTheMachineDoesNotStallTheOtherRanks) {
+    TempDir tmp;
+    const std::string db = (tmp.path / "runs.db").string();
+    const std::string x = writeExperiment(tmp.path, "fresh", 64, 20,
+                                          "\"type\": \"multi_worker\", \"replicas\": 2, \"threads_per_replica\": 1, "
+                                          "\"timeout_s\": 1, \"max_restarts\": 0");
+    auto job = runCli({"run", x, "--db", db}, tmp.path);
+    ASSERT_EQ(job.exitCode, 0) << job.err;
+    const std::string all = job.out + job.err;
+    EXPECT_NE(all.find("machine: "), std::string::npos) << "the roofs were measured: " << all;
+    auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
+    const auto row = store.findRun("fresh");
+    ASSERT_TRUE(row);
+    EXPECT_EQ(row->status, profiler::RunStatus::Completed);
+    EXPECT_EQ(store.steps(row->id).size(), 20u);
+    const auto input = store.profileInput(row->id);
+    EXPECT_TRUE(input.roofs) << "the verdict had the roofline";
+}
