@@ -18,6 +18,9 @@ packages=(
   libboost-dev           # Boost.Asio (header-only): the multi_worker rendezvous store
   clang libclang-rt-14-dev           # libFuzzer targets for the record, IDX and CSV parsers
   dataset-fashion-mnist  # the default data: /usr/share/datasets/fashion-mnist
+  qt6-base-dev qt6-charts-dev qt6-svg-dev  # the GUI (Widgets, Charts), SVG icons, reports (PDF, SVG)
+  libgl-dev libqt6opengl6-dev  # Qt6Gui's CMake package looks for OpenGL; Qt6Charts' needs Qt6OpenGL
+  fonts-dejavu-core      # text in windows, screenshots and PDF reports on the offscreen platform
 )
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(python3 python3-numpy python3-torch libopenblas0-openmp hyperfine)

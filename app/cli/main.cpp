@@ -5,13 +5,18 @@
 #include "app/cli/exitcodes.h"
 #include "app/cli/stopsignals.h"
 #include "app/run/paths.h"
+#include "app/run/versions.h"
 
 int main(int argc, char** argv) {
     using namespace trainbench;
     cli::StopSignals signals;  // before any thread starts, so every thread inherits the blocked mask
     CLI::App app{"trainbench-cli: train, profile and compare models from the command line"};
     app.require_subcommand(1);
-    app.set_version_flag("--version", "trainbench 0.1.0");
+    app.set_version_flag("--version", [] {
+        std::string v = "trainbench " + app::trainbenchVersion();
+        for (const auto& [library, version] : app::libraryVersions()) v += "\n  " + library + " " + version;
+        return v;
+    });
     const std::string defaultDb = app::defaultRunStorePath();
 
     cli::RunArgs run;
