@@ -115,6 +115,13 @@ RunStore& RunStore::operator=(RunStore&&) noexcept = default;
 
 int RunStore::latestSchemaVersion() { return Schema::latestVersion(); }
 
+int64_t RunStore::dataVersion() {
+    Statement& query = db_->cached("PRAGMA data_version");
+    Statement::ResetGuard guard(query);
+    query.step();
+    return query.columnInt(0);
+}
+
 void RunStore::requireWritable(const char* what) const {
     if (readOnly_) throw StoreError(std::string("cannot ") + what + ": " + readOnlyReason_);
 }

@@ -64,6 +64,10 @@ public:
     bool readOnly() const { return readOnly_; }
     std::string readOnlyReason() const { return readOnlyReason_; }
 
+    // Changes whenever another connection commits to the file (PRAGMA data_version): a follower
+    // polls it and reads only when it moved. Commits through this connection do not change it.
+    int64_t dataVersion();
+
     // All runs, newest first. Runs whose process is gone are reported 'interrupted' (and stored
     // so when the store is writable).
     std::vector<RunRow> listRuns();

@@ -1,0 +1,27 @@
+#pragma once
+// The Runs page's sorting and filtering over RunTableModel: numbers sort as numbers (SortRole), and
+// a run shows when every word of the filter text appears in its name, status, strategy, devices or
+// verdict, and its status is the one chosen (if any). A group shows when any of its runs does.
+#include <QSortFilterProxyModel>
+#include <QStringList>
+
+namespace trainbench::ui {
+
+class RunFilterModel : public QSortFilterProxyModel {
+    Q_OBJECT
+public:
+    explicit RunFilterModel(QObject* parent = nullptr);
+
+    void setText(const QString& text);
+    // Empty: every status.
+    void setStatus(const QString& status);
+
+protected:
+    bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
+
+private:
+    QStringList words_;
+    QString status_;
+};
+
+}  // namespace trainbench::ui

@@ -1,0 +1,157 @@
+#include "ui/store/storereader.h"
+
+#include <QTimer>
+
+#include <exception>
+
+namespace trainbench::ui {
+
+namespace {
+
+bool anyRunning(const RunList* list) {
+    if (!list) return false;
+    for (const auto& r : list->runs)
+        if (r.status == profiler::RunStatus::Running) return true;
+    return false;
+}
+
+}  // namespace
+
+StoreReader::StoreReader(QObject* parent) : QObject(parent) {}
+
+StoreReader::~StoreReader() = default;
+
+void StoreReader::open(const QString& path) {
+    if (!timer_) {
+        // Created here, on the reader's thread, so that it ticks there.
+        timer_ = new QTimer(this);
+        timer_->setInterval(kPollMilliseconds);
+        connect(timer_, &QTimer::timeout, this, [this] { readRuns(false); });
+    }
+    timer_->stop();
+    store_.reset();
+    last_.reset();
+    followed_.clear();
+    dataVersion_ = -1;
+    try {
+        store_.emplace(profiler::RunStore::open(path.toStdString(), profiler::OpenMode::ReadWrite));
+    } catch (const std::exception& e) {
+        emit failed(QString::fromStdString(e.what()));
+        return;
+    }
+    info_.path = QString::fromStdString(store_->path());
+    info_.schemaVersion = store_->schemaVersion();
+    info_.binarySchemaVersion = profiler::RunStore::latestSchemaVersion();
+    info_.readOnly = store_->readOnly();
+    info_.readOnlyReason = QString::fromStdString(store_->readOnlyReason());
+    emit opened(info_);
+    readRuns(true);
+    timer_->start();
+}
+
+void StoreReader::follow(const QList<qint64>& ids) {
+    std::map<int64_t, Followed> next;
+    for (qint64 id : ids) {
+        auto it = followed_.find(id);
+        next[id] = it != followed_.end() ? std::move(it->second) : Followed{};
+    }
+    followed_ = std::move(next);
+    if (store_ && last_) updateFollowed(last_->runs, false);
+}
+
+void StoreReader::poll() { readRuns(true); }
+
+void StoreReader::stop() {
+    if (timer_) timer_->stop();
+    store_.reset();
+}
+
+void StoreReader::readRuns(bool force) {
+    if (!store_) return;
+    try {
+        const int64_t version = store_->dataVersion();
+        const auto now = std::chrono::steady_clock::now();
+        // A run process that dies commits nothing: only its missing pid tells, so while runs are
+        // running the list is read again now and then even when the file did not change.
+        const bool livenessDue = anyRunning(last_.get()) &&
+                                 now - lastLiveness_ >= std::chrono::milliseconds(kLivenessMilliseconds);
+        if (!force && version == dataVersion_ && !livenessDue) return;
+        dataVersion_ = version;
+        if (livenessDue || force) lastLiveness_ = now;
+        std::vector<profiler::RunRow> rows = store_->listRuns();
+        if (!last_ || rows != last_->runs) {
+            auto list = std::make_shared<RunList>();
+            list->store = info_;
+            list->runs = std::move(rows);
+            list->generation = ++generation_;
+            last_ = list;
+            emit runsChanged(last_);
+        }
+        updateFollowed(last_->runs, force);
+    } catch (const std::exception& e) {
+        emit failed(QString::fromStdString(e.what()));
+    }
+}
+
+void StoreReader::updateFollowed(const std::vector<profiler::RunRow>& rows, bool force) {
+    for (auto& [id, f] : followed_) {
+        const profiler::RunRow* row = nullptr;
+        for (const auto& r : rows)
+            if (r.id.value == id) row = &r;
+        if (!row) continue;  // deleted, or not yet listed
+        if (!force && f.sent && f.row && *f.row == *row && row->status != profiler::RunStatus::Running) continue;
+        if (auto update = updateOf(*row, f)) emit runUpdated(std::make_shared<const RunUpdate>(std::move(*update)));
+    }
+}
+
+std::optional<RunUpdate> StoreReader::updateOf(const profiler::RunRow& row, Followed& f) {
+    const bool rowChanged = !f.row || !(*f.row == row);
+    RunUpdate u;
+    u.row = row;
+    u.reset = !f.sent;
+    if (u.reset) f.lastStep = 0;
+    u.newSteps = store_->steps(row.id, f.lastStep);
+    u.evals = store_->evals(row.id);
+    if (f.sent && !rowChanged && u.newSteps.empty() && u.evals.size() == f.evals) return std::nullopt;
+    // The small, slow-changing parts are read again only when the run's row changed (status,
+    // summary, verdict); each update carries them whole so that a view just replaces its copy.
+    if (!f.sent || rowChanged) {
+        f.attributes = store_->attributes(row.id);
+        f.opStats = store_->opStats(row.id);
+        f.verdict = store_->verdict(row.id);
+    }
+    u.attributes = f.attributes;
+    u.opStats = f.opStats;
+    u.verdict = f.verdict;
+    if (!u.newSteps.empty()) f.lastStep = u.newSteps.back().step;
+    f.evals = u.evals.size();
+    f.sent = true;
+    f.row = row;
+    return u;
+}
+
+void StoreReader::renameRun(qint64 id, const QString& name) {
+    if (!store_) return;
+    try {
+        if (!store_->renameRun(profiler::RunId{id}, name.toStdString()))
+            emit editFailed(tr("run %1 no longer exists").arg(id));
+    } catch (const std::exception& e) {
+        emit editFailed(QString::fromStdString(e.what()));
+    }
+    readRuns(true);
+}
+
+void StoreReader::deleteRuns(const QList<qint64>& ids) {
+    if (!store_) return;
+    for (qint64 id : ids) {
+        try {
+            store_->deleteRun(profiler::RunId{id});
+            followed_.erase(id);
+        } catch (const std::exception& e) {
+            emit editFailed(QString::fromStdString(e.what()));
+        }
+    }
+    readRuns(true);
+}
+
+}  // namespace trainbench::ui

@@ -1,0 +1,72 @@
+#pragma once
+// The GUI's only reader of the run store. It lives on its own thread (StoreService puts it there)
+// with its own SQLite connection, polls a few times per second, and sends whole snapshots: the run
+// list when anything changed, and for each followed run what is new. It also carries out the few
+// edits a user makes (rename, delete), so that no SQLite call ever runs on the GUI thread.
+#include <QList>
+#include <QObject>
+
+#include <chrono>
+#include <map>
+#include <optional>
+
+#include "ui/store/storesnapshot.h"
+
+class QTimer;
+
+namespace trainbench::ui {
+
+class StoreReader : public QObject {
+    Q_OBJECT
+public:
+    explicit StoreReader(QObject* parent = nullptr);
+    ~StoreReader() override;
+
+    static constexpr int kPollMilliseconds = 250;
+    // Run processes are checked for liveness (to show a crashed run) at most this often.
+    static constexpr int kLivenessMilliseconds = 1000;
+
+public slots:
+    // Opens (creating if needed) the store and sends opened() and a first runsChanged(), or failed().
+    void open(const QString& path);
+    // The runs whose steps, evaluations and verdict to send; the others get no runUpdated().
+    void follow(const QList<qint64>& ids);
+    // Reads now instead of at the next tick.
+    void poll();
+    void renameRun(qint64 id, const QString& name);
+    void deleteRuns(const QList<qint64>& ids);
+    void stop();
+
+signals:
+    void opened(const trainbench::ui::StoreInfo& info);
+    void failed(const QString& message);
+    void runsChanged(const trainbench::ui::RunListPtr& runs);
+    void runUpdated(const trainbench::ui::RunUpdatePtr& update);
+    void editFailed(const QString& message);
+
+private:
+    struct Followed {
+        int64_t lastStep = 0;
+        size_t evals = 0;
+        bool sent = false;
+        std::optional<profiler::RunRow> row;  // as last sent
+        std::vector<std::pair<std::string, std::string>> attributes;
+        std::vector<profiler::OpStatRow> opStats;
+        std::optional<profiler::Verdict> verdict;
+    };
+
+    void readRuns(bool force);
+    void updateFollowed(const std::vector<profiler::RunRow>& rows, bool force);
+    std::optional<RunUpdate> updateOf(const profiler::RunRow& row, Followed& f);
+
+    QTimer* timer_ = nullptr;
+    std::optional<profiler::RunStore> store_;
+    StoreInfo info_;
+    int64_t dataVersion_ = -1;
+    int64_t generation_ = 0;
+    std::shared_ptr<const RunList> last_;
+    std::chrono::steady_clock::time_point lastLiveness_{};
+    std::map<int64_t, Followed> followed_;
+};
+
+}  // namespace trainbench::ui

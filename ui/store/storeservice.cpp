@@ -1,0 +1,54 @@
+#include "ui/store/storeservice.h"
+
+#include "ui/store/storereader.h"
+
+namespace trainbench::ui {
+
+StoreService::StoreService(QObject* parent) : QObject(parent) {
+    qRegisterMetaType<StoreInfo>();
+    qRegisterMetaType<RunListPtr>();
+    qRegisterMetaType<RunUpdatePtr>();
+    thread_.setObjectName(QStringLiteral("store reader"));
+    reader_ = new StoreReader;
+    reader_->moveToThread(&thread_);
+    connect(&thread_, &QThread::finished, reader_, &QObject::deleteLater);
+    connect(reader_, &StoreReader::opened, this, [this](const StoreInfo& info) {
+        info_ = info;
+        emit opened(info);
+    });
+    connect(reader_, &StoreReader::runsChanged, this, [this](const RunListPtr& runs) {
+        runs_ = runs;
+        emit runsChanged(runs);
+    });
+    connect(reader_, &StoreReader::failed, this, &StoreService::failed);
+    connect(reader_, &StoreReader::runUpdated, this, &StoreService::runUpdated);
+    connect(reader_, &StoreReader::editFailed, this, &StoreService::editFailed);
+    thread_.start();
+}
+
+StoreService::~StoreService() {
+    QMetaObject::invokeMethod(reader_, &StoreReader::stop, Qt::BlockingQueuedConnection);
+    thread_.quit();
+    thread_.wait();
+}
+
+void StoreService::open(const QString& path) {
+    runs_.reset();
+    QMetaObject::invokeMethod(reader_, [r = reader_, path] { r->open(path); }, Qt::QueuedConnection);
+}
+
+void StoreService::follow(const QList<qint64>& ids) {
+    QMetaObject::invokeMethod(reader_, [r = reader_, ids] { r->follow(ids); }, Qt::QueuedConnection);
+}
+
+void StoreService::refresh() { QMetaObject::invokeMethod(reader_, &StoreReader::poll, Qt::QueuedConnection); }
+
+void StoreService::renameRun(qint64 id, const QString& name) {
+    QMetaObject::invokeMethod(reader_, [r = reader_, id, name] { r->renameRun(id, name); }, Qt::QueuedConnection);
+}
+
+void StoreService::deleteRuns(const QList<qint64>& ids) {
+    QMetaObject::invokeMethod(reader_, [r = reader_, ids] { r->deleteRuns(ids); }, Qt::QueuedConnection);
+}
+
+}  // namespace trainbench::ui

@@ -1,0 +1,44 @@
+#pragma once
+// The GUI thread's handle on the run store: it owns the reader's thread, forwards requests to it
+// (queued, never waiting) and re-emits its snapshots on the GUI thread. Widgets talk to this.
+#include <QList>
+#include <QObject>
+#include <QThread>
+
+#include "ui/store/storesnapshot.h"
+
+namespace trainbench::ui {
+
+class StoreReader;
+
+class StoreService : public QObject {
+    Q_OBJECT
+public:
+    explicit StoreService(QObject* parent = nullptr);
+    ~StoreService() override;
+
+    void open(const QString& path);
+    void follow(const QList<qint64>& ids);
+    void refresh();
+    void renameRun(qint64 id, const QString& name);
+    void deleteRuns(const QList<qint64>& ids);
+
+    // The latest of each, or empty before the first.
+    const StoreInfo& info() const { return info_; }
+    const RunListPtr& runs() const { return runs_; }
+
+signals:
+    void opened(const trainbench::ui::StoreInfo& info);
+    void failed(const QString& message);
+    void runsChanged(const trainbench::ui::RunListPtr& runs);
+    void runUpdated(const trainbench::ui::RunUpdatePtr& update);
+    void editFailed(const QString& message);
+
+private:
+    QThread thread_;
+    StoreReader* reader_ = nullptr;  // lives on thread_, deleted when it finishes
+    StoreInfo info_;
+    RunListPtr runs_;
+};
+
+}  // namespace trainbench::ui

@@ -1,0 +1,51 @@
+#pragma once
+// What the store reader hands the GUI thread: whole immutable values behind shared pointers, so a
+// snapshot crosses threads without copying and a model can keep it as long as it likes.
+#include <QMetaType>
+#include <QString>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "profiler/store/runstore.h"
+
+namespace trainbench::ui {
+
+// The store file the GUI follows.
+struct StoreInfo {
+    QString path;
+    int schemaVersion = 0;        // the file's PRAGMA user_version
+    int binarySchemaVersion = 0;  // the newest this binary knows
+    bool readOnly = false;        // a newer schema: shown, never edited
+    QString readOnlyReason;
+};
+
+// Every run of the store, newest first, as RunStore::listRuns reads them.
+struct RunList {
+    StoreInfo store;
+    std::vector<profiler::RunRow> runs;
+    int64_t generation = 0;  // increases with every new list
+};
+using RunListPtr = std::shared_ptr<const RunList>;
+
+// What changed about one followed run since the last update. The first update of a run (and any
+// after it was rewritten, e.g. resumed) has `reset` set and carries every step.
+struct RunUpdate {
+    profiler::RunRow row;
+    bool reset = false;
+    std::vector<engine::StepRecord> newSteps;       // steps after the previous update's last
+    std::vector<engine::EvalRecord> evals;           // all of them (few)
+    std::vector<std::pair<std::string, std::string>> attributes;
+    std::vector<profiler::OpStatRow> opStats;
+    std::optional<profiler::Verdict> verdict;
+};
+using RunUpdatePtr = std::shared_ptr<const RunUpdate>;
+
+}  // namespace trainbench::ui
+
+Q_DECLARE_METATYPE(trainbench::ui::StoreInfo)
+Q_DECLARE_METATYPE(trainbench::ui::RunListPtr)
+Q_DECLARE_METATYPE(trainbench::ui::RunUpdatePtr)
