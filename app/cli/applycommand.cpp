@@ -9,6 +9,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/exitcodes.h"
 #include "app/cli/storeaccess.h"
+#include "app/experiment/actionexperiment.h"
 #include "app/experiment/experiment.h"
 #include "app/experiment/experimenterror.h"
 #include "profiler/store/storeerror.h"
@@ -17,14 +18,6 @@
 #include "profiler/verdict/verdict.h"
 
 namespace trainbench::cli {
-
-namespace {
-
-std::string changeText(const profiler::Change& c) {
-    return c.key + ": " + (c.from.is_null() ? std::string("(unset)") : c.from.dump()) + " -> " + c.to.dump();
-}
-
-}  // namespace
 
 int applyCommand(const ApplyArgs& args, const StopSignals& signals) {
     int code = kExitOk;
@@ -58,14 +51,8 @@ int applyCommand(const ApplyArgs& args, const StopSignals& signals) {
                          "model's design): there is nothing to apply\n", args.action, a.title.c_str());
             return kExitUsage;
         }
-        nlohmann::json experiment = nlohmann::json::parse(r->config_json);
-        experiment = profiler::applyChanges(experiment, a.changes);
+        const nlohmann::json experiment = app::experimentForAction(*r, a, args.action);
         const std::string suffix = "-action" + std::to_string(args.action);
-        experiment["name"] = r->name + suffix;
-        std::string what;
-        for (const profiler::Change& c : a.changes) what += (what.empty() ? "" : "; ") + changeText(c);
-        experiment["description"] = "Run " + std::to_string(r->id.value) + " (" + r->name + ") with action " +
-                                    std::to_string(args.action) + ": " + a.title + " (" + what + ")";
         output = args.output.empty() ? r->name + suffix + ".json" : args.output;
         const std::string text = experiment.dump(2) + "\n";
         // Nothing is written unless the result is a valid experiment.
@@ -80,7 +67,7 @@ int applyCommand(const ApplyArgs& args, const StopSignals& signals) {
             return kExitIo;
         }
         std::printf("wrote %s: %s\n", output.c_str(), a.title.c_str());
-        for (const profiler::Change& c : a.changes) std::printf("  %s\n", changeText(c).c_str());
+        for (const profiler::Change& c : a.changes) std::printf("  %s\n", app::changeText(c).c_str());
         if (!a.expected.empty()) std::printf("  expected: %s\n", a.expected.c_str());
     } catch (const app::ExperimentError& e) {
         std::fprintf(stderr, "the changed experiment is not valid, nothing written:\n%s\n", e.what());

@@ -43,6 +43,13 @@ public:
                       profiler::ChromeTraceWriter* trace = nullptr, int64_t traceLast = 0)
         : writer_(writer), display_(display), stop_(stop), trace_(trace), traceLast_(traceLast) {}
     void onStart(const engine::TrainPlan& plan) override {
+        // What the run is about to do: the GUI's progress bar and ETA, and a report's scale.
+        if (writer_)
+            writer_->attributes({{"plan.total_steps", std::to_string(plan.total_steps)},
+                                 {"plan.steps_per_epoch", std::to_string(plan.steps_per_epoch)},
+                                 {"plan.train_examples", std::to_string(plan.train_examples)},
+                                 {"plan.test_examples", std::to_string(plan.test_examples)},
+                                 {"plan.param_count", std::to_string(plan.param_count)}});
         if (display_) display_->onStart(plan);
     }
     void onStepBegin(int64_t step) override {
