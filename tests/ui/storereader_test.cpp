@@ -63,7 +63,7 @@ private slots:
         QCOMPARE(list->runs.size(), size_t(1));
         QCOMPARE(list->runs[0].status, profiler::RunStatus::Running);
 
-        service.follow({writer.runId().value});
+        service.follow(&service, {writer.runId().value});
         QTRY_VERIFY_WITH_TIMEOUT(!updates.isEmpty(), 5000);
         auto first = updates.last().at(0).value<RunUpdatePtr>();
         QVERIFY(first->reset);

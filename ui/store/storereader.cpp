@@ -49,11 +49,11 @@ void StoreReader::open(const QString& path) {
     timer_->start();
 }
 
-void StoreReader::follow(const QList<qint64>& ids) {
+void StoreReader::follow(const QList<qint64>& ids, const QList<qint64>& resend) {
     std::map<int64_t, Followed> next;
     for (qint64 id : ids) {
         auto it = followed_.find(id);
-        next[id] = it != followed_.end() ? std::move(it->second) : Followed{};
+        next[id] = it != followed_.end() && !resend.contains(id) ? std::move(it->second) : Followed{};
     }
     followed_ = std::move(next);
     if (store_ && last_) updateFollowed(last_->runs, false);

@@ -29,8 +29,9 @@ public:
 public slots:
     // Opens (creating if needed) the store and sends opened() and a first runsChanged(), or failed().
     void open(const QString& path);
-    // The runs whose steps, evaluations and verdict to send; the others get no runUpdated().
-    void follow(const QList<qint64>& ids);
+    // The runs whose steps, evaluations and verdict to send; the others get no runUpdated(). The
+    // runs in `resend` get a whole update (reset) next, for a view that has just started to follow.
+    void follow(const QList<qint64>& ids, const QList<qint64>& resend = {});
     // Reads now instead of at the next tick.
     void poll();
     void renameRun(qint64 id, const QString& name);

@@ -37,8 +37,22 @@ void StoreService::open(const QString& path) {
     QMetaObject::invokeMethod(reader_, [r = reader_, path] { r->open(path); }, Qt::QueuedConnection);
 }
 
-void StoreService::follow(const QList<qint64>& ids) {
-    QMetaObject::invokeMethod(reader_, [r = reader_, ids] { r->follow(ids); }, Qt::QueuedConnection);
+void StoreService::follow(QObject* owner, const QList<qint64>& ids) {
+    QList<qint64> fresh;
+    const QList<qint64> before = followers_.count(owner) ? followers_[owner] : QList<qint64>{};
+    for (qint64 id : ids)
+        if (!before.contains(id)) fresh.append(id);
+    if (owner && !followers_.count(owner))
+        connect(owner, &QObject::destroyed, this, [this, owner] {
+            followers_.erase(owner);
+            follow(nullptr, {});
+        });
+    if (owner) followers_[owner] = ids;
+    QList<qint64> all;
+    for (const auto& [o, list] : followers_)
+        for (qint64 id : list)
+            if (!all.contains(id)) all.append(id);
+    QMetaObject::invokeMethod(reader_, [r = reader_, all, fresh] { r->follow(all, fresh); }, Qt::QueuedConnection);
 }
 
 void StoreService::refresh() { QMetaObject::invokeMethod(reader_, &StoreReader::poll, Qt::QueuedConnection); }

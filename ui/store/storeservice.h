@@ -5,6 +5,8 @@
 #include <QObject>
 #include <QThread>
 
+#include <map>
+
 #include "ui/store/storesnapshot.h"
 
 namespace trainbench::ui {
@@ -18,7 +20,9 @@ public:
     ~StoreService() override;
 
     void open(const QString& path);
-    void follow(const QList<qint64>& ids);
+    // The runs `owner` (a page) follows; the reader follows the union over owners. A run new to an
+    // owner is sent whole again, since the owner has seen nothing of it yet.
+    void follow(QObject* owner, const QList<qint64>& ids);
     void refresh();
     void renameRun(qint64 id, const QString& name);
     void deleteRuns(const QList<qint64>& ids);
@@ -39,6 +43,7 @@ private:
     StoreReader* reader_ = nullptr;  // lives on thread_, deleted when it finishes
     StoreInfo info_;
     RunListPtr runs_;
+    std::map<QObject*, QList<qint64>> followers_;
 };
 
 }  // namespace trainbench::ui

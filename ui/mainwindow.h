@@ -1,0 +1,84 @@
+#pragma once
+// The trainbench window: a sidebar of pages (Experiment, Dashboard, Runs, Compare) over one run
+// store, menus with shortcuts, the store's path and schema in the status bar. Runs are launched as
+// processes and followed through the store; closing asks what to do with runs still running.
+#include <QMainWindow>
+
+#include "ui/launch/runlauncher.h"
+#include "ui/store/storesnapshot.h"
+
+class QLabel;
+class QListWidget;
+class QStackedWidget;
+
+namespace trainbench::ui {
+
+class ComparePage;
+class DashboardPage;
+class ExperimentPage;
+class RunsPage;
+class StoreService;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    enum class Page { Experiment, Dashboard, Runs, Compare };
+
+    explicit MainWindow(const QString& storePath, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    void showPage(Page page);
+    Page currentPage() const;
+    void openStore(const QString& path);
+    // Launches the experiment file as a run in this store; its dashboard opens when it starts.
+    void launch(const QString& experimentFile);
+
+    StoreService& store() { return *store_; }
+    RunLauncher& launcher() { return *launcher_; }
+    ExperimentPage* experimentPage() const { return experiment_; }
+    DashboardPage* dashboardPage() const { return dashboard_; }
+    RunsPage* runsPage() const { return runs_; }
+    ComparePage* comparePage() const { return compare_; }
+
+    // What closing does with runs this window started that still run (tests skip the question).
+    enum class OnClose { Ask, StopRuns, LeaveRunning };
+    void setOnClose(OnClose what) { onClose_ = what; }
+
+    // Light, dark, or the system's palette ("system" follows it when it changes).
+    enum class Theme { System, Light, Dark };
+    void setTheme(Theme theme);
+
+signals:
+    void storeOpened(const trainbench::ui::StoreInfo& info);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void changeEvent(QEvent* event) override;
+
+private:
+    void buildMenus();
+    void onStoreOpened(const StoreInfo& info);
+    void onRunsChanged(const RunListPtr& runs);
+    void onLaunchFinished(const LaunchedRun& run, const QString& logTail);
+    void exportReport(const QList<qint64>& ids);
+    void chooseStore();
+    void saveSettings() const;
+    void restoreSettings();
+
+    StoreService* store_ = nullptr;
+    RunLauncher* launcher_ = nullptr;
+    QListWidget* nav_ = nullptr;
+    QStackedWidget* stack_ = nullptr;
+    ExperimentPage* experiment_ = nullptr;
+    DashboardPage* dashboard_ = nullptr;
+    RunsPage* runs_ = nullptr;
+    ComparePage* compare_ = nullptr;
+    QLabel* storeLabel_ = nullptr;
+    QList<qint64> awaitingRun_;  // pids of launched processes whose run has not appeared yet
+    std::map<qint64, qint64> runOfPid_;  // launched pid -> the newest run it recorded
+    OnClose onClose_ = OnClose::Ask;
+    Theme theme_ = Theme::System;
+    QPalette systemPalette_;
+};
+
+}  // namespace trainbench::ui

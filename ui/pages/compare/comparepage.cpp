@@ -1,0 +1,233 @@
+#include "ui/pages/compare/comparepage.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include "ui/charts/bandseries.h"
+#include "ui/charts/scalingchart.h"
+#include "ui/charts/timeserieschart.h"
+#include "ui/models/comparesummarymodel.h"
+#include "ui/models/configdiffmodel.h"
+#include "ui/models/runtablemodel.h"
+#include "ui/store/storeservice.h"
+
+namespace trainbench::ui {
+
+namespace {
+
+QString runLabel(const profiler::RunRow& r) {
+    return QStringLiteral("%1 (%2)").arg(QString::fromStdString(r.name)).arg(r.id.value);
+}
+
+QTableView* tableFor(QAbstractItemModel* model) {
+    auto* v = new QTableView;
+    v->setModel(model);
+    v->verticalHeader()->hide();
+    v->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    v->horizontalHeader()->setStretchLastSection(true);
+    v->setAlternatingRowColors(true);
+    v->setSelectionBehavior(QAbstractItemView::SelectRows);
+    v->setWordWrap(false);
+    return v;
+}
+
+}  // namespace
+
+ComparePage::ComparePage(StoreService& store, QWidget* parent) : QWidget(parent), store_(store) {
+    title_ = new QLabel(tr("Select two or more runs on the Runs page and choose Compare (Ctrl+M)"));
+    title_->setWordWrap(true);
+    metricBox_ = new QComboBox;
+    metricBox_->addItems({tr("test accuracy"), tr("test loss"), tr("training loss")});
+    metricBox_->setToolTip(tr("What the convergence overlay shows"));
+    xBox_ = new QComboBox;
+    xBox_->addItems({tr("against step"), tr("against wall time"), tr("against cost")});
+    xBox_->setToolTip(tr("x axis: optimizer step, training wall time (evaluations excluded), or cost"));
+    // Cost needs a price per device-hour, which no run records yet: offered, but not selectable.
+    xBox_->setItemData(2, 0, Qt::UserRole - 1);
+    xBox_->setItemData(2, tr("No run records a price for its devices, so there is no cost to plot"), Qt::ToolTipRole);
+    seedsBox_ = new QCheckBox(tr("Group seeds"));
+    seedsBox_->setChecked(groupSeeds_);
+    seedsBox_->setToolTip(tr("Runs that differ only by seed as one curve: their mean, with a band from min to max"));
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(title_, 1);
+    controls->addWidget(metricBox_);
+    controls->addWidget(xBox_);
+    controls->addWidget(seedsBox_);
+
+    convergence_ = new TimeSeriesChart;
+    convergence_->setTitle(tr("Convergence"));
+    scaling_ = new ScalingChart;
+    scaling_->setTitle(tr("Scaling"));
+    scalingMode_ = new QComboBox;
+    scalingMode_->addItems({tr("throughput"), tr("time to target")});
+    scalingMode_->setToolTip(tr("Throughput against replicas with the ideal linear line, or time to the target "
+                                "accuracy against replicas"));
+    auto* scalingBox = new QWidget;
+    auto* sl = new QVBoxLayout(scalingBox);
+    sl->setContentsMargins(0, 0, 0, 0);
+    sl->addWidget(scalingMode_, 0, Qt::AlignRight);
+    sl->addWidget(scaling_, 1);
+
+    config_ = new ConfigDiffModel(this);
+    summary_ = new CompareSummaryModel(this);
+    configView_ = tableFor(config_);
+    summaryView_ = tableFor(summary_);
+    differencesOnly_ = new QCheckBox(tr("Differences only"));
+    differencesOnly_->setChecked(config_->differencesOnly());
+    differencesOnly_->setToolTip(tr("Show only the keys whose values differ between the runs"));
+    auto* configBox = new QWidget;
+    auto* cl = new QVBoxLayout(configBox);
+    cl->setContentsMargins(0, 0, 0, 0);
+    cl->addWidget(differencesOnly_);
+    cl->addWidget(configView_, 1);
+    auto* tabs = new QTabWidget;
+    tabs->addTab(summaryView_, tr("Breakdown and verdicts"));
+    tabs->addTab(configBox, tr("Config diff"));
+
+    auto* top = new QSplitter(Qt::Horizontal);
+    top->addWidget(convergence_);
+    top->addWidget(scalingBox);
+    top->setStretchFactor(0, 3);
+    top->setStretchFactor(1, 2);
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(top);
+    split->addWidget(tabs);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(controls);
+    layout->addWidget(split, 1);
+
+    connect(&store_, &StoreService::runUpdated, this, &ComparePage::onUpdate);
+    connect(metricBox_, &QComboBox::currentIndexChanged, this, [this](int i) { setMetric(static_cast<Metric>(i)); });
+    connect(xBox_, &QComboBox::currentIndexChanged, this,
+            [this](int i) { setXAxis(i == 0 ? XAxis::Step : XAxis::WallTime); });
+    connect(seedsBox_, &QCheckBox::toggled, this, &ComparePage::setGroupSeeds);
+    connect(differencesOnly_, &QCheckBox::toggled, config_, &ConfigDiffModel::setDifferencesOnly);
+    connect(scalingMode_, &QComboBox::currentIndexChanged, this, [this](int i) {
+        scaling_->setMode(i == 0 ? ScalingChart::Mode::Throughput : ScalingChart::Mode::TimeToTarget);
+    });
+}
+
+void ComparePage::compare(const QList<qint64>& ids) {
+    ids_ = ids;
+    runs_.clear();
+    convergence_->clear();
+    store_.follow(this, ids);
+    title_->setText(ids.isEmpty() ? tr("Select two or more runs on the Runs page and choose Compare (Ctrl+M)")
+                                  : tr("Comparing %n run(s)", nullptr, static_cast<int>(ids.size())));
+    rebuild();
+}
+
+void ComparePage::setMetric(Metric m) {
+    metric_ = m;
+    if (metricBox_->currentIndex() != static_cast<int>(m)) metricBox_->setCurrentIndex(static_cast<int>(m));
+    rebuildConvergence();
+}
+
+void ComparePage::setXAxis(XAxis x) {
+    x_ = x;
+    const int i = x == XAxis::Step ? 0 : 1;
+    if (xBox_->currentIndex() != i) xBox_->setCurrentIndex(i);
+    convergence_->resetZoom();
+    rebuildConvergence();
+}
+
+void ComparePage::setGroupSeeds(bool on) {
+    groupSeeds_ = on;
+    if (seedsBox_->isChecked() != on) seedsBox_->setChecked(on);
+    rebuildConvergence();
+}
+
+void ComparePage::onUpdate(const RunUpdatePtr& update) {
+    if (!update || !ids_.contains(update->row.id.value)) return;
+    runs_[update->row.id.value].apply(*update);
+    // Several runs update at once: rebuild once, after this batch of updates.
+    if (pending_) return;
+    pending_ = true;
+    QTimer::singleShot(0, this, [this] {
+        pending_ = false;
+        rebuild();
+    });
+}
+
+void ComparePage::rebuild() {
+    QStringList titles;
+    std::vector<std::string> configs;
+    std::vector<CompareSummaryModel::RunFigures> figures;
+    std::vector<ScalingPoint> points;
+    for (qint64 id : ids_) {
+        auto it = runs_.find(id);
+        if (it == runs_.end() || it->second.row().name.empty()) continue;
+        const profiler::RunRow& r = it->second.row();
+        titles << runLabel(r);
+        configs.push_back(r.config_json);
+        figures.push_back({r, it->second.steps()});
+        if (r.throughput && *r.throughput > 0) {
+            ScalingPoint p;
+            p.devices = static_cast<int>(r.replicas.value_or(1));
+            p.throughput = *r.throughput;
+            p.timeToTargetSeconds = r.time_to_target;
+            p.series = QString::fromStdString(r.strategy);
+            p.label = runLabel(r);
+            points.push_back(p);
+        }
+    }
+    config_->setConfigs(titles, configs);
+    summary_->setRuns(std::move(figures));
+    scaling_->setPoints(points);
+    scaling_->setDeviceNoun(tr("replicas"));
+    rebuildConvergence();
+}
+
+void ComparePage::rebuildConvergence() {
+    const bool accuracy = metric_ == Metric::TestAccuracy;
+    convergence_->setAxisTitles(x_ == XAxis::Step ? tr("step") : tr("wall time (s)"),
+                                accuracy ? tr("test accuracy") : tr("loss"));
+    convergence_->setLogY(metric_ == Metric::TrainingLoss);
+    // Runs grouped by experiment-but-seed, in the order compared.
+    std::vector<std::pair<std::string, std::vector<const RunHistory*>>> groups;
+    for (qint64 id : ids_) {
+        auto it = runs_.find(id);
+        if (it == runs_.end() || it->second.row().name.empty()) continue;
+        std::string key = groupSeeds_ ? RunTableModel::seedGroupKey(it->second.row()) : std::string();
+        if (key.empty()) key = "#" + std::to_string(id);
+        auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == key; });
+        if (g == groups.end()) groups.push_back({key, {&it->second}});
+        else g->second.push_back(&it->second);
+    }
+    auto seriesOf = [&](const RunHistory& h) {
+        std::vector<QPointF> p;
+        switch (metric_) {
+            case Metric::TestAccuracy: p = h.accuracyPoints(x_); break;
+            case Metric::TestLoss: p = h.evalLossPoints(x_); break;
+            case Metric::TrainingLoss: p = h.lossPoints(x_); break;
+        }
+        return Series::make(runLabel(h.row()), std::move(p));
+    };
+    std::vector<Series> lines;
+    std::vector<BandSeries> bands;
+    for (const auto& [key, members] : groups) {
+        if (members.size() == 1) {
+            lines.push_back(seriesOf(*members.front()));
+            continue;
+        }
+        std::vector<Series> s;
+        for (const RunHistory* h : members) s.push_back(seriesOf(*h));
+        bands.push_back(aggregateBand(tr("%1 (%2 seeds)").arg(QString::fromStdString(members.front()->row().name))
+                                          .arg(members.size()),
+                                      s));
+    }
+    convergence_->setSeries(lines);
+    for (const BandSeries& b : bands) convergence_->setBand(b);
+}
+
+}  // namespace trainbench::ui

@@ -1,0 +1,236 @@
+#include "ui/pages/dashboard/dashboardpage.h"
+
+#include <QComboBox>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QSysInfo>
+#include <QVBoxLayout>
+
+#include <nlohmann/json.hpp>
+
+#include "app/experiment/actionexperiment.h"
+#include "ui/charts/breakdownchart.h"
+#include "ui/charts/memorybar.h"
+#include "ui/charts/timeserieschart.h"
+#include "ui/launch/runlauncher.h"
+#include "ui/models/format.h"
+#include "ui/pages/dashboard/verdictcard.h"
+#include "ui/store/storeservice.h"
+
+namespace trainbench::ui {
+
+namespace {
+
+const QString kLoss = QStringLiteral("training loss");
+const QString kTestLoss = QStringLiteral("test loss");
+const QString kAccuracy = QStringLiteral("test accuracy");
+const QString kThroughput = QStringLiteral("samples/s");
+
+QString xTitle(XAxis x) { return x == XAxis::Step ? QStringLiteral("step") : QStringLiteral("wall time (s)"); }
+
+}  // namespace
+
+DashboardPage::DashboardPage(StoreService& store, QWidget* parent) : QWidget(parent), store_(store) {
+    title_ = new QLabel(tr("No run selected: open one from the Runs page, or run an experiment"));
+    QFont f = title_->font();
+    f.setPointSizeF(f.pointSizeF() * 1.25);
+    f.setBold(true);
+    title_->setFont(f);
+    status_ = new QLabel;
+    progress_ = new QProgressBar;
+    progress_->setRange(0, 1000);
+    progress_->setTextVisible(false);
+    progress_->setMaximumWidth(220);
+    progress_->setToolTip(tr("Steps trained of the planned steps (epochs × steps per epoch, or train.max_steps)"));
+    eta_ = new QLabel;
+    eta_->setToolTip(tr("Time left at the pace of the last 50 steps, evaluations and checkpoints included"));
+    stop_ = new QPushButton(tr("Stop"));
+    stop_->setToolTip(tr("Ask the run to stop after its current step; it is recorded as 'stopped' (Ctrl+.)"));
+    stop_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
+    xAxis_ = new QComboBox;
+    xAxis_->addItem(tr("against step"));
+    xAxis_->addItem(tr("against wall time"));
+    xAxis_->setToolTip(tr("The x axis of loss, accuracy and throughput: optimizer step, or training wall time "
+                          "(evaluations excluded)"));
+
+    auto* header = new QHBoxLayout;
+    header->addWidget(title_);
+    header->addWidget(status_);
+    header->addStretch(1);
+    header->addWidget(progress_);
+    header->addWidget(eta_);
+    header->addWidget(xAxis_);
+    header->addWidget(stop_);
+
+    loss_ = new TimeSeriesChart;
+    loss_->setTitle(tr("Loss"));
+    accuracy_ = new TimeSeriesChart;
+    accuracy_->setTitle(tr("Test accuracy"));
+    throughput_ = new TimeSeriesChart;
+    throughput_->setTitle(tr("Throughput"));
+    breakdown_ = new BreakdownChart;
+    breakdown_->setTitle(tr("Step time"));
+    memory_ = new MemoryBar;
+    memory_->setTitle(tr("Memory"));
+    memory_->setMinimumHeight(160);
+    verdict_ = new VerdictCard;
+    setXAxis(XAxis::Step);
+
+    auto* charts = new QWidget;
+    auto* grid = new QGridLayout(charts);
+    grid->setContentsMargins(0, 0, 0, 0);
+    grid->addWidget(loss_, 0, 0);
+    grid->addWidget(accuracy_, 0, 1);
+    grid->addWidget(throughput_, 1, 0);
+    grid->addWidget(breakdown_, 1, 1);
+    auto* scroll = new QScrollArea;
+    scroll->setWidget(verdict_);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    auto* side = new QSplitter(Qt::Vertical);
+    side->addWidget(scroll);
+    side->addWidget(memory_);
+    side->setStretchFactor(0, 3);
+    side->setStretchFactor(1, 1);
+    auto* split = new QSplitter(Qt::Horizontal);
+    split->addWidget(charts);
+    split->addWidget(side);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(header);
+    layout->addWidget(split, 1);
+
+    connect(&store_, &StoreService::runUpdated, this, &DashboardPage::onUpdate);
+    connect(xAxis_, &QComboBox::currentIndexChanged, this,
+            [this](int i) { setXAxis(i == 0 ? XAxis::Step : XAxis::WallTime); });
+    connect(verdict_, &VerdictCard::tryAction, this, &DashboardPage::onTryAction);
+    connect(stop_, &QPushButton::clicked, this, &DashboardPage::stopRun);
+    // Zooming one chart over steps zooms the others to the same steps.
+    for (TimeSeriesChart* c : {loss_, accuracy_, throughput_})
+        connect(c, &ChartView::xRangeChanged, this, [this, c](double lo, double hi) {
+            for (ChartView* other : std::initializer_list<ChartView*>{loss_, accuracy_, throughput_, breakdown_})
+                if (other != c && (other != breakdown_ || x_ == XAxis::Step)) other->setXRange(lo, hi);
+        });
+    refreshHeader();
+}
+
+void DashboardPage::showRun(qint64 id) {
+    if (id == runId_) return;
+    runId_ = id;
+    history_ = RunHistory{};
+    shownVerdict_.clear();
+    for (TimeSeriesChart* c : {loss_, accuracy_, throughput_}) c->clear();
+    breakdown_->setData(std::make_shared<const BreakdownData>());
+    memory_->setFootprint({});
+    verdict_->setVerdict(std::nullopt);
+    store_.follow(this, id > 0 ? QList<qint64>{id} : QList<qint64>{});
+    refreshHeader();
+}
+
+void DashboardPage::setXAxis(XAxis x) {
+    x_ = x;
+    for (TimeSeriesChart* c : {loss_, accuracy_, throughput_}) c->resetZoom();
+    loss_->setAxisTitles(xTitle(x), tr("loss"));
+    accuracy_->setAxisTitles(xTitle(x), tr("accuracy"));
+    throughput_->setAxisTitles(xTitle(x), tr("samples/s"));
+    if (xAxis_->currentIndex() != (x == XAxis::Step ? 0 : 1)) xAxis_->setCurrentIndex(x == XAxis::Step ? 0 : 1);
+    refreshCharts(0, true);
+}
+
+void DashboardPage::onUpdate(const RunUpdatePtr& update) {
+    if (!update || update->row.id.value != runId_) return;
+    const size_t first = history_.apply(*update);
+    refreshCharts(first, update->reset);
+    refreshHeader();
+}
+
+void DashboardPage::refreshCharts(size_t firstNew, bool whole) {
+    const auto& steps = history_.steps();
+    if (whole) {
+        loss_->setSeries(Series::make(kLoss, history_.lossPoints(x_)));
+        throughput_->setSeries(Series::make(kThroughput, history_.throughputPoints(x_)));
+    } else if (firstNew < steps.size()) {
+        const auto loss = history_.lossPoints(x_, firstNew);
+        const auto rate = history_.throughputPoints(x_, firstNew);
+        loss_->appendPoints(kLoss, loss);
+        throughput_->appendPoints(kThroughput, rate);
+    }
+    // Evaluations are few: whole every time.
+    const auto testLoss = history_.evalLossPoints(x_);
+    if (!testLoss.empty()) loss_->setSeries(Series::make(kTestLoss, testLoss));
+    accuracy_->setSeries(Series::make(kAccuracy, history_.accuracyPoints(x_)));
+    // The breakdown is rebuilt whole; for long runs not at every update (at most 1/s per 100k steps).
+    const qint64 minAgeMs = 1000 * static_cast<qint64>(1 + steps.size() / 100000);
+    const bool finished = history_.row().status != profiler::RunStatus::Running;
+    if (whole || finished || !breakdownAge_.isValid() || breakdownAge_.elapsed() >= minAgeMs) {
+        breakdown_->setData(history_.breakdown());
+        breakdownAge_.start();
+    }
+    const QString verdictKey = QString::fromStdString(std::string(profiler::runStatusName(history_.row().status))) +
+                               QString::fromStdString(history_.row().verdict.value_or(""));
+    if (verdictKey != shownVerdict_ && !history_.row().name.empty()) {
+        shownVerdict_ = verdictKey;
+        QString why;
+        if (history_.row().status == profiler::RunStatus::Running) why = tr("The verdict is classified when the run ends.");
+        else if (!history_.verdict()) why = tr("This run has no verdict: it recorded no steps, or ended before it could "
+                                               "be classified.");
+        verdict_->setVerdict(history_.verdict(), why);
+        memory_->setFootprint(history_.memory());
+    }
+}
+
+void DashboardPage::refreshHeader() {
+    if (runId_ <= 0 || history_.row().name.empty()) {
+        stop_->setEnabled(false);
+        progress_->setVisible(false);
+        eta_->clear();
+        status_->clear();
+        return;
+    }
+    const profiler::RunRow& r = history_.row();
+    title_->setText(tr("%1  (run %2)").arg(QString::fromStdString(r.name)).arg(r.id.value));
+    const QString status = QString::fromStdString(std::string(profiler::runStatusName(r.status)));
+    const bool bad = r.status == profiler::RunStatus::Failed || r.status == profiler::RunStatus::Interrupted;
+    status_->setText(bad && r.message ? QStringLiteral("<span style='color:#d03030'>%1: %2</span>")
+                                            .arg(status, QString::fromStdString(*r.message).toHtmlEscaped())
+                                      : status);
+    status_->setToolTip(r.message ? QString::fromStdString(*r.message) : QString());
+    status_->setWordWrap(true);
+    const Progress p = history_.progress();
+    progress_->setVisible(p.total > 0);
+    progress_->setValue(static_cast<int>(p.fraction * 1000));
+    QString text = p.total > 0 ? tr("step %1 of %2").arg(format::integer(p.step), format::integer(p.total))
+                               : tr("step %1").arg(format::integer(p.step));
+    if (p.etaSeconds) text += tr(" · ETA %1").arg(format::duration(*p.etaSeconds));
+    eta_->setText(text);
+    stop_->setEnabled(r.status == profiler::RunStatus::Running && r.host == QSysInfo::machineHostName().toStdString());
+}
+
+void DashboardPage::onTryAction(int number) {
+    const auto& v = history_.verdict();
+    if (!v || number < 1 || number > static_cast<int>(v->actions.size())) return;
+    try {
+        const nlohmann::json x = app::experimentForAction(history_.row(), v->actions[static_cast<size_t>(number - 1)], number);
+        emit tryExperiment(QString::fromStdString(x.dump(2)));
+    } catch (const std::exception& e) {
+        emit failed(tr("Cannot apply action %1: %2").arg(number).arg(QString::fromUtf8(e.what())));
+    }
+}
+
+void DashboardPage::stopRun() {
+    const profiler::RunRow& r = history_.row();
+    if (r.status != profiler::RunStatus::Running) return;
+    if (!RunLauncher::stop(r.pid))
+        emit failed(tr("Could not signal process %1 of run %2: it may have ended").arg(r.pid).arg(r.id.value));
+    else
+        status_->setText(tr("stopping after the current step…"));
+}
+
+}  // namespace trainbench::ui

@@ -1,0 +1,77 @@
+#pragma once
+// Live dashboard of one run, running or finished: loss and accuracy against step or wall time,
+// throughput, the stacked step-time breakdown, memory against the device's limit, the verdict card
+// with its actions, progress and ETA, and Stop. Fed by the store reader; never reads the store.
+#include <QElapsedTimer>
+#include <QWidget>
+
+#include "ui/pages/dashboard/runhistory.h"
+#include "ui/store/storesnapshot.h"
+
+class QComboBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+
+namespace trainbench::ui {
+
+class BreakdownChart;
+class MemoryBar;
+class StoreService;
+class TimeSeriesChart;
+class VerdictCard;
+
+class DashboardPage : public QWidget {
+    Q_OBJECT
+public:
+    explicit DashboardPage(StoreService& store, QWidget* parent = nullptr);
+
+    // Follows the run (0: none).
+    void showRun(qint64 id);
+    qint64 runId() const { return runId_; }
+    const RunHistory& history() const { return history_; }
+    void setXAxis(XAxis x);
+
+    TimeSeriesChart* lossChart() const { return loss_; }
+    TimeSeriesChart* accuracyChart() const { return accuracy_; }
+    TimeSeriesChart* throughputChart() const { return throughput_; }
+    BreakdownChart* breakdownChart() const { return breakdown_; }
+    MemoryBar* memoryBar() const { return memory_; }
+    VerdictCard* verdictCard() const { return verdict_; }
+    QPushButton* stopButton() const { return stop_; }
+    QLabel* statusLabel() const { return status_; }
+
+signals:
+    // "Try it": the run's experiment with action `number`'s changes, as JSON text.
+    void tryExperiment(const QString& json);
+    void failed(const QString& message);
+
+private:
+    void onUpdate(const RunUpdatePtr& update);
+    void refreshCharts(size_t firstNew, bool whole);
+    void refreshHeader();
+    void onTryAction(int number);
+    void stopRun();
+
+    StoreService& store_;
+    qint64 runId_ = 0;
+    RunHistory history_;
+    XAxis x_ = XAxis::Step;
+    QElapsedTimer breakdownAge_;
+    QString shownVerdict_;  // what the card shows: the run's status and verdict column
+
+    QLabel* title_ = nullptr;
+    QLabel* status_ = nullptr;
+    QProgressBar* progress_ = nullptr;
+    QLabel* eta_ = nullptr;
+    QPushButton* stop_ = nullptr;
+    QComboBox* xAxis_ = nullptr;
+    TimeSeriesChart* loss_ = nullptr;
+    TimeSeriesChart* accuracy_ = nullptr;
+    TimeSeriesChart* throughput_ = nullptr;
+    BreakdownChart* breakdown_ = nullptr;
+    MemoryBar* memory_ = nullptr;
+    VerdictCard* verdict_ = nullptr;
+};
+
+}  // namespace trainbench::ui

@@ -1,0 +1,126 @@
+#include "ui/pages/dashboard/runhistory.h"
+
+#include <algorithm>
+
+namespace trainbench::ui {
+
+namespace {
+
+double xOf(const engine::StepRecord& s, XAxis x) {
+    return x == XAxis::Step ? static_cast<double>(s.step) : s.wall_seconds;
+}
+
+std::optional<double> number(const std::optional<std::string>& text) {
+    if (!text) return std::nullopt;
+    try {
+        return std::stod(*text);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+}  // namespace
+
+size_t RunHistory::apply(const RunUpdate& u) {
+    row_ = u.row;
+    if (u.reset) steps_.clear();
+    const size_t first = steps_.size();
+    steps_.insert(steps_.end(), u.newSteps.begin(), u.newSteps.end());
+    evals_ = u.evals;
+    attributes_ = u.attributes;
+    verdict_ = u.verdict;
+    return first;
+}
+
+std::optional<std::string> RunHistory::attribute(const std::string& key) const {
+    for (const auto& [k, v] : attributes_)
+        if (k == key) return v;
+    return std::nullopt;
+}
+
+std::vector<QPointF> RunHistory::lossPoints(XAxis x, size_t from) const {
+    std::vector<QPointF> p;
+    p.reserve(steps_.size() - std::min(from, steps_.size()));
+    for (size_t i = from; i < steps_.size(); ++i) p.emplace_back(xOf(steps_[i], x), steps_[i].loss);
+    return p;
+}
+
+std::vector<QPointF> RunHistory::throughputPoints(XAxis x, size_t from) const {
+    std::vector<QPointF> p;
+    p.reserve(steps_.size() - std::min(from, steps_.size()));
+    for (size_t i = from; i < steps_.size(); ++i) p.emplace_back(xOf(steps_[i], x), steps_[i].samples_per_second);
+    return p;
+}
+
+std::vector<QPointF> RunHistory::accuracyPoints(XAxis x, const std::string& split) const {
+    std::vector<QPointF> p;
+    for (const auto& e : evals_)
+        if (e.split == split) p.emplace_back(x == XAxis::Step ? static_cast<double>(e.step) : e.wall_seconds, e.accuracy);
+    return p;
+}
+
+std::vector<QPointF> RunHistory::evalLossPoints(XAxis x, const std::string& split) const {
+    std::vector<QPointF> p;
+    for (const auto& e : evals_)
+        if (e.split == split) p.emplace_back(x == XAxis::Step ? static_cast<double>(e.step) : e.wall_seconds, e.loss);
+    return p;
+}
+
+BreakdownDataPtr RunHistory::breakdown() const {
+    auto d = std::make_shared<BreakdownData>();
+    const size_t n = steps_.size();
+    d->steps.reserve(n);
+    struct Cat {
+        const char* name;
+        double engine::StepRecord::*field;
+    };
+    static const Cat cats[] = {{"input", &engine::StepRecord::input_seconds},
+                               {"forward", &engine::StepRecord::forward_seconds},
+                               {"backward", &engine::StepRecord::backward_seconds},
+                               {"optimizer", &engine::StepRecord::optimizer_seconds},
+                               {"communication", &engine::StepRecord::exposed_comm_seconds},
+                               {"other", &engine::StepRecord::other_seconds},
+                               {"evaluation", &engine::StepRecord::eval_seconds},
+                               {"checkpoint", &engine::StepRecord::checkpoint_seconds}};
+    for (const Cat& c : cats) {
+        BreakdownCategory category{QString::fromLatin1(c.name), {}};
+        category.seconds.reserve(n);
+        for (const auto& s : steps_) category.seconds.push_back(s.*(c.field));
+        d->categories.push_back(std::move(category));
+    }
+    for (const auto& s : steps_) d->steps.push_back(static_cast<double>(s.step));
+    return d;
+}
+
+MemoryFootprint RunHistory::memory() const {
+    MemoryFootprint m;
+    static const std::pair<const char*, const char*> parts[] = {{"memory.params_bytes", "parameters"},
+                                                                {"memory.grads_bytes", "gradients"},
+                                                                {"memory.optimizer_bytes", "optimizer state"},
+                                                                {"memory.activation_bytes", "activations"}};
+    for (const auto& [key, name] : parts)
+        if (auto v = number(attribute(key))) m.parts.push_back({QString::fromLatin1(name), static_cast<int64_t>(*v)});
+    if (auto v = number(attribute("memory.peak_rss_bytes")); v && *v > 0) m.peakRssBytes = static_cast<int64_t>(*v);
+    if (auto v = number(attribute("memory.device_bytes")); v && *v > 0) m.limitBytes = static_cast<int64_t>(*v);
+    if (auto source = attribute("memory.device_source"))
+        m.deviceName = *source == "device.memory_mb" ? QStringLiteral("device.memory_mb") : QString::fromStdString(*source);
+    return m;
+}
+
+Progress RunHistory::progress() const {
+    Progress p;
+    if (!steps_.empty()) p.step = steps_.back().step;
+    if (auto total = number(attribute("plan.total_steps")); total && *total > 0) p.total = static_cast<int64_t>(*total);
+    if (p.total <= 0) return p;
+    p.fraction = std::clamp(static_cast<double>(p.step) / static_cast<double>(p.total), 0.0, 1.0);
+    if (row_.status != profiler::RunStatus::Running || steps_.empty()) return p;
+    // The recent pace: the last 50 steps' time, plus the evaluations and checkpoints they paid.
+    const size_t window = std::min<size_t>(50, steps_.size());
+    double seconds = 0;
+    for (size_t i = steps_.size() - window; i < steps_.size(); ++i)
+        seconds += steps_[i].step_seconds + steps_[i].eval_seconds + steps_[i].checkpoint_seconds;
+    p.etaSeconds = seconds / static_cast<double>(window) * static_cast<double>(std::max<int64_t>(0, p.total - p.step));
+    return p;
+}
+
+}  // namespace trainbench::ui

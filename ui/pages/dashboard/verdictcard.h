@@ -1,0 +1,44 @@
+#pragma once
+// The verdict of a run as a card: what bounds it and how badly, the evidence (the numbers behind
+// it), how it changed over the run, and the ranked actions, each with a "Try it" button that
+// opens the changed experiment ready to run. Every term carries a tooltip saying what it means.
+#include <QWidget>
+
+#include <optional>
+
+#include "profiler/verdict/verdict.h"
+
+class QLabel;
+class QVBoxLayout;
+
+namespace trainbench::ui {
+
+class VerdictCard : public QWidget {
+    Q_OBJECT
+public:
+    explicit VerdictCard(QWidget* parent = nullptr);
+
+    // nullopt: the run has no verdict yet (running, or recorded no steps); `why` says which.
+    void setVerdict(const std::optional<profiler::Verdict>& verdict, const QString& why = {});
+
+    // What a kind of bound means, for tooltips here and in tables.
+    static QString explain(profiler::BoundKind kind);
+    static QString explain(profiler::Severity severity);
+
+    // The "Try it" buttons, in rank order (tests).
+    QList<class QPushButton*> tryButtons() const { return buttons_; }
+
+signals:
+    // 1-based rank of the action, as `trainbench-cli apply --action N` numbers it.
+    void tryAction(int number);
+
+private:
+    void clearBody();
+
+    QLabel* title_ = nullptr;
+    QLabel* summary_ = nullptr;
+    QVBoxLayout* body_ = nullptr;
+    QList<class QPushButton*> buttons_;
+};
+
+}  // namespace trainbench::ui

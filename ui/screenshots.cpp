@@ -1,0 +1,105 @@
+#include "ui/screenshots.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QThread>
+
+#include <cstdio>
+#include <functional>
+
+#include "ui/charts/chartexport.h"
+#include "ui/mainwindow.h"
+#include "ui/pages/compare/comparepage.h"
+#include "ui/pages/dashboard/dashboardpage.h"
+#include "ui/pages/experiment/experimentpage.h"
+#include "ui/pages/runspage.h"
+#include "ui/store/storeservice.h"
+
+namespace trainbench::ui {
+
+namespace {
+
+bool waitUntil(const std::function<bool()>& done, int timeoutMs) {
+    QElapsedTimer t;
+    t.start();
+    while (!done()) {
+        if (t.elapsed() > timeoutMs) return false;
+        QApplication::processEvents(QEventLoop::AllEvents, 50);
+        QThread::msleep(10);
+    }
+    return true;
+}
+
+// Lets throttled chart redraws and layouts settle.
+void settle() {
+    QElapsedTimer t;
+    t.start();
+    while (t.elapsed() < 300) QApplication::processEvents(QEventLoop::AllEvents, 50);
+}
+
+bool save(QWidget* w, const QString& path) {
+    settle();
+    QString error;
+    if (!chartexport::savePng(w, path, &error)) {
+        std::fprintf(stderr, "cannot write %s: %s\n", qPrintable(path), qPrintable(error));
+        return false;
+    }
+    std::printf("%s\n", qPrintable(path));
+    return true;
+}
+
+}  // namespace
+
+bool renderScreenshots(MainWindow& window, const QString& dir) {
+    if (!QDir().mkpath(dir)) {
+        std::fprintf(stderr, "cannot create %s\n", qPrintable(dir));
+        return false;
+    }
+    window.resize(1440, 900);
+    window.show();
+    StoreService& store = window.store();
+    if (!waitUntil([&] { return store.runs() != nullptr; }, 15000)) {
+        std::fprintf(stderr, "the run store did not open: %s\n", qPrintable(store.info().path));
+        return false;
+    }
+    const auto runs = store.runs();
+    if (runs->runs.empty()) {
+        std::fprintf(stderr, "%s has no runs to show\n", qPrintable(store.info().path));
+        return false;
+    }
+    // The dashboard shows the finished run with a verdict that trained longest.
+    const profiler::RunRow* best = nullptr;
+    for (const auto& r : runs->runs)
+        if (r.verdict && r.steps && (!best || *r.steps > *best->steps)) best = &r;
+    if (!best) best = &runs->runs.front();
+    // Compare: up to six finished runs of the most common strategy, newest first.
+    QList<qint64> compared;
+    for (const auto& r : runs->runs)
+        if (r.status == profiler::RunStatus::Completed && compared.size() < 6) compared.append(r.id.value);
+
+    bool ok = true;
+    window.showPage(MainWindow::Page::Runs);
+    window.runsPage()->selectRuns(compared);
+    ok = save(&window, dir + QStringLiteral("/runs.png")) && ok;
+
+    window.dashboardPage()->showRun(best->id.value);
+    window.showPage(MainWindow::Page::Dashboard);
+    const int64_t expected = best->steps.value_or(0);
+    waitUntil([&] { return static_cast<int64_t>(window.dashboardPage()->history().steps().size()) >= expected &&
+                           !window.dashboardPage()->history().row().name.empty(); },
+              15000);
+    ok = save(&window, dir + QStringLiteral("/dashboard.png")) && ok;
+
+    window.comparePage()->compare(compared);
+    window.showPage(MainWindow::Page::Compare);
+    waitUntil([&] { return window.comparePage()->summaryModel()->columnCount() == compared.size() + 1; }, 15000);
+    ok = save(&window, dir + QStringLiteral("/compare.png")) && ok;
+
+    window.experimentPage()->setJson(QString::fromStdString(best->config_json));
+    window.showPage(MainWindow::Page::Experiment);
+    ok = save(&window, dir + QStringLiteral("/experiment.png")) && ok;
+    return ok;
+}
+
+}  // namespace trainbench::ui
