@@ -64,6 +64,15 @@ struct ProfileArgs {
 };
 int profileCommand(const ProfileArgs& args);
 
+// A self-contained HTML page and/or an A4 PDF of one or more runs (profiler/report).
+struct ReportArgs {
+    std::string db;
+    std::vector<std::string> runs;  // ids or names, in the report's order
+    std::string html;               // empty: no HTML
+    std::string pdf;                // empty: no PDF
+};
+int reportCommand(const ReportArgs& args);
+
 struct ApplyArgs {
     std::string db;
     std::string run;

@@ -125,6 +125,14 @@ int main(int argc, char** argv) {
     profileCmd->add_option("--db", prof.db, "Run store (SQLite file)")->default_str(defaultDb);
     profileCmd->add_flag("--reclassify", prof.reclassify, "Classify the run again (and store the new verdict)");
 
+    cli::ReportArgs report;
+    auto* reportCmd = app.add_subcommand(
+        "report", "Write a self-contained HTML page and/or a PDF report of runs: charts, verdict, ops, config, diff");
+    reportCmd->add_option("runs", report.runs, "Run ids or names (two or more add the comparison)")->required();
+    reportCmd->add_option("--html", report.html, "Write the HTML report to this file");
+    reportCmd->add_option("--pdf", report.pdf, "Write the PDF report (A4) to this file");
+    reportCmd->add_option("--db", report.db, "Run store (SQLite file)")->default_str(defaultDb);
+
     cli::ApplyArgs apply;
     auto* applyCmd = app.add_subcommand("apply", "Write a run's experiment with one of its profile actions applied");
     applyCmd->add_option("run", apply.run, "Run id or name")->required();
@@ -146,6 +154,7 @@ int main(int argc, char** argv) {
     if (db.empty()) db = defaultDb;
     if (prof.db.empty()) prof.db = defaultDb;
     if (apply.db.empty()) apply.db = defaultDb;
+    if (report.db.empty()) report.db = defaultDb;
 
     if (*runCmd) return cli::runCommand(run, signals);
     if (*workerCmd) return cli::workerCommand(worker, signals);
@@ -163,5 +172,6 @@ int main(int argc, char** argv) {
     if (*convertCmd) return cli::convertCommand(conv);
     if (*profileCmd) return cli::profileCommand(prof);
     if (*applyCmd) return cli::applyCommand(apply, signals);
+    if (*reportCmd) return cli::reportCommand(report);
     return cli::kExitUsage;
 }

@@ -17,7 +17,7 @@ namespace {
 bool syncUnsupported(int err) { return err == EINVAL || err == EROFS || err == ENOTSUP; }
 }  // namespace
 
-AtomicFile::AtomicFile(std::string target) : target_(std::move(target)) {
+AtomicFile::AtomicFile(std::string target, std::string what) : target_(std::move(target)), what_(std::move(what)) {
     // Unique within the process by the counter, across processes by the pid; O_EXCL settles the
     // rest (a file left behind by a crashed process whose pid was reused).
     static std::atomic<unsigned> counter{0};
@@ -90,7 +90,7 @@ void AtomicFile::commit() {
 void AtomicFile::fail(const std::string& what, int err) const {
     std::string reason = std::strerror(err);
     if (err == ENOSPC || err == EDQUOT) reason += " (disk full)";
-    throw TraceError(target_ + ": trace not saved: " + what + ": " + reason);
+    throw TraceError(target_ + ": " + what_ + " not saved: " + what + ": " + reason);
 }
 
 }  // namespace trainbench::profiler

@@ -2,7 +2,8 @@
 // A file written whole or not at all: text goes into a temporary file in the target's folder
 // ("<name>.tmp.<pid>.<n>") through a buffer, and commit() fsyncs it and renames it over the target.
 // Until then (and if anything fails, or the writer is destroyed first) the target keeps what it
-// held and the temporary file is removed. Errors are TraceErrors naming the target.
+// held and the temporary file is removed. Errors are TraceErrors naming the target and what it is
+// ("out.json: trace not saved: ...", "r.html: report not saved: ...").
 // (The checkpoint writer does the same for its binary files; see engine/checkpoint.)
 #include <cstdint>
 #include <string>
@@ -12,7 +13,7 @@ namespace trainbench::profiler {
 
 class AtomicFile {
 public:
-    explicit AtomicFile(std::string target);
+    explicit AtomicFile(std::string target, std::string what = "trace");
     ~AtomicFile();
     AtomicFile(const AtomicFile&) = delete;
     AtomicFile& operator=(const AtomicFile&) = delete;
@@ -33,7 +34,7 @@ private:
     void flush();
     [[noreturn]] void fail(const std::string& what, int err) const;
 
-    std::string target_, tempPath_;
+    std::string target_, what_, tempPath_;
     std::string buffer_;
     int fd_ = -1;
     uint64_t written_ = 0;
