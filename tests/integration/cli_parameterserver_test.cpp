@@ -223,7 +223,7 @@ TEST(CliParameterServer, ALostServerFailsFastAndARestartResumes) {
     const std::string db = (tmp.path / "runs.db").string();
     {
         const std::string x = writeExperiment(tmp.path, "doomed", 64, 100000,
-                                              kTwoWorkers + ", \"timeout_s\": 20, \"max_restarts\": 0");
+                                              kTwoWorkers + ", \"timeout_s\": 120, \"max_restarts\": 0");
         CliProcess job({"run", x, "--db", db, "-q", "--set", "data.train_limit=6400"}, tmp.path);
         const pid_t server = taskOnceTrained(db, "doomed", x, "ps", 0, 20);
         ASSERT_GT(server, 0) << "no parameter server process found";
@@ -232,7 +232,8 @@ TEST(CliParameterServer, ALostServerFailsFastAndARestartResumes) {
         const auto result = job.wait();
         const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - killedAt).count();
         EXPECT_EQ(result.exitCode, 1) << result.err;
-        EXPECT_LT(took, 10.0) << "a dead server is noticed long before the 20 s timeout";
+        // Half the timeout: a loaded machine (sanitizers, parallel tests) must not make it flaky.
+        EXPECT_LT(took, 60.0) << "a dead server is noticed long before the 120 s timeout";
         EXPECT_NE(result.err.find("parameter server 0"), std::string::npos) << result.err;
         EXPECT_NE(result.err.find("killed by signal 9"), std::string::npos) << result.err;
         const auto row = runOf(db, "doomed");
