@@ -1,0 +1,27 @@
+// trainbench-ui-bench: chart redraw timings on the offscreen platform (see bench/README.md).
+#include "bench/ui/redrawbench.h"
+
+#include <CLI/CLI.hpp>
+#include <QApplication>
+
+int main(int argc, char** argv) {
+    // Timings of the widgets themselves: no display needed, and none used if there is one.
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    CLI::App cli{"trainbench-ui-bench: how fast the GUI's charts redraw"};
+    cli.require_subcommand(1);
+    trainbench::bench::RedrawOptions redraw;
+    auto* cmd = cli.add_subcommand("redraw", "zoom a 1,000,000-point series: re-bucket + replace + render, median and p95");
+    cmd->add_option("--points", redraw.points, "points in the series")->check(CLI::Range(2, 100'000'000));
+    cmd->add_option("-R,--repetitions", redraw.repetitions, "zooms timed")->check(CLI::Range(1, 10'000));
+    cmd->add_option("--width", redraw.width, "chart width (px)")->check(CLI::Range(200, 8000));
+    cmd->add_option("--height", redraw.height, "chart height (px)")->check(CLI::Range(150, 8000));
+    cmd->add_option("--comparator-points", redraw.comparatorPoints, "series length for the no-downsampling comparator (0: skip)")
+        ->check(CLI::Range(0, 10'000'000));
+    cmd->add_option("--comparator-repetitions", redraw.comparatorRepetitions, "zooms timed for the comparator")
+        ->check(CLI::Range(1, 1000));
+    cmd->add_option("--seed", redraw.seed, "zoom ranges and data noise");
+    CLI11_PARSE(cli, argc, argv);
+
+    QApplication app(argc, argv);
+    return trainbench::bench::runRedrawBench(redraw);
+}
