@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
     const std::string defaultDb = app::defaultRunStorePath();
 
     cli::RunArgs run;
-    auto* runCmd = app.add_subcommand("run", "Train an experiment file and record it in the run store");
+    auto* runCmd = app.add_subcommand("run", "Train an experiment file and record it in the run store (one run per point of its sweep)");
     runCmd->add_option("file", run.file, "Experiment file (JSON), see docs/experiment-format.md")->required();
     runCmd->add_option("--db", run.db, "Run store (SQLite file)")->default_str(defaultDb);
     runCmd->add_option("--set", run.overrides, "Override a key: --set train.epochs=2 (repeatable)")
@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
 
     std::string validateFile;
     std::vector<std::string> validateOverrides;
-    auto* validateCmd = app.add_subcommand("validate", "Check an experiment file without running it");
+    auto* validateCmd = app.add_subcommand("validate", "Check an experiment file (and every point of its sweep) without running it");
     validateCmd->add_option("file", validateFile, "Experiment file (JSON)")->required();
     validateCmd->add_option("--set", validateOverrides, "Override a key (repeatable)")->allow_extra_args(false);
 

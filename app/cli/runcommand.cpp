@@ -1,6 +1,7 @@
 // `trainbench-cli run`, `worker` and `validate`.
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -10,6 +11,7 @@
 #include "app/cli/exitcodes.h"
 #include "app/cli/stopsignals.h"
 #include "app/experiment/experiment.h"
+#include "app/experiment/sweep.h"
 #include "app/run/progressprinter.h"
 #include "app/run/runner.h"
 #include "engine/strategy/clusterspec.h"
@@ -48,12 +50,37 @@ void printSummary(const app::RunOutcome& o, const app::Experiment& x, const std:
     std::printf("  stored in %s   (trainbench-cli show %lld --db %s)\n", db.c_str(), static_cast<long long>(o.id.value),
                 db.c_str());
 }
+
+std::string settingsText(const app::SweepPoint& p) {
+    std::string out;
+    for (const app::SweepSetting& s : p.settings) out += (out.empty() ? "" : ", ") + s.key + "=" + s.value.dump();
+    return out;
+}
+
+bool isSweep(const std::vector<app::SweepPoint>& points) {
+    return points.size() > 1 || !points.front().settings.empty();
+}
+
+// --trace with a sweep: one file per point, trace.json -> trace-<point name>.json.
+std::string pointTracePath(const std::string& trace, const std::string& pointName) {
+    std::filesystem::path p(trace);
+    const std::string ext = p.extension().string();
+    p.replace_filename(p.stem().string() + "-" + pointName + ext);
+    return p.string();
+}
 }  // namespace
 
 int validateCommand(const std::string& file, const std::vector<std::string>& overrides) {
     try {
         app::Experiment x = app::loadExperimentFile(file, overrides);
+        const std::vector<app::SweepPoint> points = app::loadSweepFile(file, overrides);
         std::printf("%s: valid experiment '%s'\n%s\n", file.c_str(), x.name.c_str(), x.resolved.dump(2).c_str());
+        if (isSweep(points)) {
+            std::printf("sweep of %zu points, each valid (trainbench-cli run runs them one after the other):\n",
+                        points.size());
+            for (std::size_t i = 0; i < points.size(); ++i)
+                std::printf("  %zu. %s  (%s)\n", i + 1, points[i].name.c_str(), settingsText(points[i]).c_str());
+        }
         return kExitOk;
     } catch (const app::ExperimentError& e) {
         std::fprintf(stderr, "%s\n", e.what());
@@ -117,19 +144,48 @@ int trainHere(const RunArgs& args, const app::Experiment& experiment, const Stop
     }
 }
 
+// A point of a sweep or the whole experiment: trained here, or as a job of worker processes.
+int runOne(const RunArgs& args, const app::Experiment& experiment, const StopSignals& signals) {
+    if (experiment.strategy.type == "multi_worker" || experiment.strategy.type == "parameter_server")
+        return launchLocalJob(args, experiment, signals);
+    return trainHere(args, experiment, signals, std::nullopt, {});
+}
+
 }  // namespace
 
 int runCommand(const RunArgs& args, const StopSignals& signals) {
-    app::Experiment experiment;
+    std::vector<app::SweepPoint> points;
     try {
-        experiment = app::loadExperimentFile(args.file, args.overrides);
+        // Every point of a sweep is checked before the first one runs.
+        points = app::loadSweepFile(args.file, args.overrides);
     } catch (const app::ExperimentError& e) {
         std::fprintf(stderr, "%s\n", e.what());
         return kExitUsage;
     }
-    if (experiment.strategy.type == "multi_worker" || experiment.strategy.type == "parameter_server")
-        return launchLocalJob(args, experiment, signals);
-    return trainHere(args, experiment, signals, std::nullopt, {});
+    if (!isSweep(points)) return runOne(args, points.front().experiment, signals);
+
+    // One run per point, one after the other; a failed point does not stop the others, a stop request does.
+    int result = kExitOk;
+    std::size_t completed = 0;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        const app::SweepPoint& point = points[i];
+        std::printf("sweep point %zu/%zu: %s  (%s)\n", i + 1, points.size(), point.name.c_str(),
+                    settingsText(point).c_str());
+        std::fflush(stdout);
+        RunArgs pointArgs = args;
+        // The point's overrides travel with it, so a job's worker processes load the same point.
+        pointArgs.overrides.insert(pointArgs.overrides.end(), point.overrides.begin(), point.overrides.end());
+        if (!args.trace.empty()) pointArgs.trace = pointTracePath(args.trace, point.name);
+        const int code = runOne(pointArgs, point.experiment, signals);
+        if (code == kExitOk) ++completed;
+        if (code == kExitStopped || signals.requested().load()) {
+            std::printf("sweep stopped at point %zu of %zu; the rest did not run\n", i + 1, points.size());
+            return kExitStopped;
+        }
+        if (result == kExitOk) result = code;
+    }
+    std::printf("sweep: %zu of %zu points completed\n", completed, points.size());
+    return result;
 }
 
 int workerCommand(const RunArgs& args, const StopSignals& signals) {

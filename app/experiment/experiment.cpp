@@ -50,7 +50,9 @@ void bindSection(const SchemaKey& section, const json& resolved, Experiment& out
     }
 }
 
-std::string readFile(const std::string& path) {
+}  // namespace
+
+std::string readExperimentFile(const std::string& path) {
     std::error_code ec;
     if (fs::is_directory(path, ec)) throw ExperimentError(path, {{"", "cannot read: " + std::string(std::strerror(EISDIR))}});
     const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
@@ -63,10 +65,8 @@ std::string readFile(const std::string& path) {
     return text;
 }
 
-}  // namespace
-
 Experiment loadExperimentFile(const std::string& path, const std::vector<std::string>& overrides) {
-    Experiment experiment = parseExperiment(readFile(path), path, overrides);
+    Experiment experiment = parseExperiment(readExperimentFile(path), path, overrides);
     experiment.source_path = fs::absolute(path).lexically_normal().string();
     return experiment;
 }

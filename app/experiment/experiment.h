@@ -41,6 +41,9 @@ struct Experiment {
 // directory. Throws ExperimentError listing every issue (or the OS error if the file is unreadable).
 Experiment loadExperimentFile(const std::string& path, const std::vector<std::string>& overrides = {});
 
+// The file's text (loadExperimentFile's first step); throws ExperimentError with the OS error.
+std::string readExperimentFile(const std::string& path);
+
 // The same from text. sourceName is used in messages, for the default name (its stem) and as the
 // base for relative paths (its folder; the current directory if it has none).
 Experiment parseExperiment(const std::string& text, const std::string& sourceName,

@@ -439,6 +439,13 @@ SchemaKey buildSchema() {
                [](const json& v, Experiment& out) { out.device.memory_mb = v.get<double>(); }),
     });
 
+    // Validated with the file (known keys, values in range) but not part of the resolved experiment:
+    // every point of a sweep is its own run, recorded without the sweep (sweep.h).
+    SchemaKey sweep = base("sweep", SchemaType::Sweep, nullptr,
+                           "Runs one experiment per combination of values, e.g. {\"strategy.replicas\": [1, 2, 4]}: "
+                           "key paths of the keys above, each with a non-empty list of values.");
+    sweep.defaultNote = "none (one run)";
+
     SchemaKey root = section("", "An experiment file.", {
         name,
         description,
@@ -450,6 +457,7 @@ SchemaKey buildSchema() {
         train,
         strategy,
         device,
+        sweep,
     });
     return root;
 }

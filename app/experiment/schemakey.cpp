@@ -32,6 +32,7 @@ std::string SchemaKey::expectedText() const {
         case SchemaType::Number: return "a number";
         case SchemaType::Enum: return "one of " + quotedList(choices);
         case SchemaType::Layers: return "a non-empty array of layers";
+        case SchemaType::Sweep: return "an object of key paths and their values, e.g. {\"strategy.replicas\": [1, 2, 4]}";
     }
     return "a value";
 }
@@ -143,6 +144,7 @@ const char* schemaTypeName(SchemaType type) {
         case SchemaType::Number: return "number";
         case SchemaType::Enum: return "enum";
         case SchemaType::Layers: return "layers";
+        case SchemaType::Sweep: return "sweep";
     }
     return "?";
 }

@@ -26,6 +26,7 @@ enum class SchemaType {
     Number,
     Enum,     // a string from `choices`
     Layers,   // model.layers: a non-empty array of layer objects, each typed by its "type" key
+    Sweep,    // the top-level "sweep": key paths of other keys, each with the values to run (sweep.h)
 };
 
 struct SchemaKey {

@@ -7,6 +7,7 @@
 
 #include "app/experiment/experimentschema.h"
 #include "app/experiment/suggest.h"
+#include "app/experiment/sweep.h"
 
 namespace trainbench::app {
 
@@ -17,6 +18,7 @@ std::string joinKeyPath(const std::string& parent, const std::string& key) {
 }
 
 json SchemaValidator::resolve(const SchemaKey& root, const json& document) {
+    root_ = &root;
     if (!document.is_object()) {
         issues_.add("", "expected a JSON object { ... } at the top level, got " + describeValue(document));
         return json::object();
@@ -97,6 +99,10 @@ std::optional<json> SchemaValidator::resolveValue(const SchemaKey& key, const js
             if (!checkEnum("", key.choices, value, path)) return std::nullopt;
             return value;
         case SchemaType::Layers: return resolveLayers(key, value, path);
+        case SchemaType::Sweep:
+            if (!value.is_object()) break;
+            checkSweep(value, path);
+            return std::nullopt;  // not part of the resolved experiment: each point is a run of its own
     }
     typeIssue(key, value, path);
     return std::nullopt;
@@ -187,6 +193,30 @@ std::optional<json> SchemaValidator::resolveLayer(const SchemaKey& key, const js
     resolveFields(layerType.keys, value, path, out);
     if (issues_.size() != issuesBefore) return std::nullopt;
     return out;
+}
+
+void SchemaValidator::checkSweep(const json& value, const std::string& path) {
+    for (const auto& [keyPath, values] : value.items()) {
+        const std::string where = joinKeyPath(path, keyPath);
+        std::string error;
+        const SchemaKey* key = sweepKey(*root_, keyPath, &error);
+        if (!key) {
+            issues_.add(where, error);
+            continue;
+        }
+        if (!values.is_array() || values.empty()) {
+            issues_.add(where, "expected a non-empty array of values, e.g. [1, 2, 4], got " + describeValue(values));
+            continue;
+        }
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            const std::string at = where + "[" + std::to_string(i) + "]";
+            const auto valid = resolveValue(*key, values[i], at);
+            // Two equal values would make two identical runs under one name.
+            if (valid && std::find(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(i), values[i]) !=
+                             values.begin() + static_cast<std::ptrdiff_t>(i))
+                issues_.add(at, "repeats the value " + values[i].dump() + "; each value is one run, give it once");
+        }
+    }
 }
 
 bool SchemaValidator::checkEnum(const std::string& what, const std::vector<std::string>& choices, const json& value,

@@ -30,6 +30,8 @@ private:
     std::optional<nlohmann::json> resolveInteger(const SchemaKey& key, const nlohmann::json& value, const std::string& path);
     std::optional<nlohmann::json> resolveLayers(const SchemaKey& key, const nlohmann::json& value, const std::string& path);
     std::optional<nlohmann::json> resolveLayer(const SchemaKey& key, const nlohmann::json& value, const std::string& path);
+    // The sweep section: every key path names a key that can be swept, every value is valid for it.
+    void checkSweep(const nlohmann::json& value, const std::string& path);
     bool checkEnum(const std::string& what, const std::vector<std::string>& choices, const nlohmann::json& value,
                    const std::string& path);
 
@@ -37,6 +39,7 @@ private:
     void rangeIssue(const SchemaKey& key, const nlohmann::json& value, const std::string& path);
 
     IssueList& issues_;
+    const SchemaKey* root_ = nullptr;
 };
 
 // "train" + "batch_size" -> "train.batch_size"; "" + "seed" -> "seed".
