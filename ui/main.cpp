@@ -1,17 +1,25 @@
 // trainbench: the desktop application. `trainbench [--db PATH] [EXPERIMENT.json]`;
 // `trainbench --screenshot DIR [--db PATH]` renders every page to PNG and exits.
 #include <QApplication>
+
+#include <cstdio>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QTimer>
 
 #include "app/run/paths.h"
 #include "app/run/versions.h"
 #include "ui/mainwindow.h"
+#include "ui/models/runtablemodel.h"
+#include "ui/pages/runspage.h"
+#include "ui/store/storeservice.h"
 #include "ui/pages/experiment/experimentpage.h"
 #include "ui/screenshots.h"
 
 int main(int argc, char** argv) {
+    QElapsedTimer sinceStart;
+    sinceStart.start();
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("trainbench"));
     QApplication::setOrganizationName(QStringLiteral("trainbench"));
@@ -28,8 +36,13 @@ int main(int argc, char** argv) {
     QCommandLineOption shots(QStringLiteral("screenshot"),
                              QStringLiteral("Render each page to DIR/<page>.png (with the store's runs) and exit"),
                              QStringLiteral("dir"));
+    // For `trainbench-ui-bench startup`: print "ready <ms>" once the window is up with the store's
+    // runs listed and the event loop turning, then quit.
+    QCommandLineOption probe(QStringLiteral("startup-probe"), QStringLiteral("Print the start-up time and exit"));
+    probe.setFlags(QCommandLineOption::HiddenFromHelp);
     cli.addOption(db);
     cli.addOption(shots);
+    cli.addOption(probe);
     cli.addPositionalArgument(QStringLiteral("experiment"), QStringLiteral("An experiment file to open"), QStringLiteral("[experiment]"));
     cli.process(app);
 
@@ -41,5 +54,17 @@ int main(int argc, char** argv) {
         return trainbench::ui::renderScreenshots(window, cli.value(shots)) ? 0 : 1;
     }
     window.show();
+    if (cli.isSet(probe)) {
+        QObject::connect(&window.store(), &trainbench::ui::StoreService::runsChanged, &window, [&] {
+            // Queued behind the model's update and the repaint it caused: the window is usable.
+            QTimer::singleShot(0, &window, [&] {
+                std::printf("ready %lld ms, %d runs\n", static_cast<long long>(sinceStart.elapsed()),
+                            window.runsPage()->model().rowCount());
+                std::fflush(stdout);
+                window.setOnClose(trainbench::ui::MainWindow::OnClose::LeaveRunning);
+                QApplication::quit();
+            });
+        });
+    }
     return QApplication::exec();
 }

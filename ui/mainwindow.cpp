@@ -10,6 +10,7 @@
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStandardPaths>
@@ -18,8 +19,12 @@
 #include <QStyleFactory>
 #include <QSysInfo>
 #include <QDir>
+#include <QPointer>
+#include <QThread>
 #include <QHBoxLayout>
 
+#include "profiler/report/report.h"
+#include "profiler/store/runstore.h"
 #include "ui/dialogs/aboutdialog.h"
 #include "ui/pages/compare/comparepage.h"
 #include "ui/pages/dashboard/dashboardpage.h"
@@ -209,6 +214,7 @@ void MainWindow::showPage(Page page) {
 MainWindow::Page MainWindow::currentPage() const { return static_cast<Page>(stack_->currentIndex()); }
 
 void MainWindow::openStore(const QString& path) {
+    storePath_ = path;
     storeLabel_->setText(tr("opening %1…").arg(path));
     store_->open(path);
 }
@@ -253,11 +259,8 @@ void MainWindow::onRunsChanged(const RunListPtr& list) {
 }
 
 void MainWindow::launch(const QString& experimentFile) {
-    if (store_->info().path.isEmpty()) {
-        QMessageBox::warning(this, tr("Run"), tr("No run store is open"));
-        return;
-    }
-    launcher_->launch(experimentFile, store_->info().path);
+    // The store the window shows (or is opening): the run records there and appears here.
+    launcher_->launch(experimentFile, storePath_);
 }
 
 void MainWindow::onLaunchFinished(const LaunchedRun& run, const QString& logTail) {
@@ -272,6 +275,61 @@ void MainWindow::onLaunchFinished(const LaunchedRun& run, const QString& logTail
     box->setDetailedText(logTail);
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();
+}
+
+void MainWindow::exportReport(const QList<qint64>& ids) {
+    if (ids.isEmpty()) {
+        QMessageBox::information(this, tr("Export report"), tr("Select one or more runs on the Runs page first."));
+        return;
+    }
+    QSettings settings;
+    const QString folder = settings.value(QStringLiteral("report/folder"),
+                                          QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation)).toString();
+    const QString suggested = ids.size() == 1 ? QStringLiteral("run-%1.html").arg(ids.front())
+                                              : QStringLiteral("runs-%1.html").arg(ids.size());
+    QString filter;
+    QString path = QFileDialog::getSaveFileName(this, tr("Export report"), folder + QLatin1Char('/') + suggested,
+                                                tr("HTML report (*.html);;PDF report (*.pdf)"), &filter);
+    if (path.isEmpty()) return;
+    const bool pdf = path.endsWith(QStringLiteral(".pdf"), Qt::CaseInsensitive) || filter.contains(QStringLiteral("PDF"));
+    if (pdf && !path.endsWith(QStringLiteral(".pdf"), Qt::CaseInsensitive)) path += QStringLiteral(".pdf");
+    settings.setValue(QStringLiteral("report/folder"), QFileInfo(path).absolutePath());
+    startReport(ids, path, pdf);
+}
+
+void MainWindow::startReport(const QList<qint64>& ids, const QString& path, bool pdf) {
+    statusBar()->showMessage(tr("Writing %1…").arg(QFileInfo(path).fileName()));
+    // A job: its own store connection, off the GUI thread; the result comes back queued.
+    const std::string db = store_->info().path.toStdString();
+    std::vector<profiler::RunId> runs;
+    for (qint64 id : ids) runs.push_back(profiler::RunId{id});
+    QPointer<MainWindow> self(this);
+    QThread* job = QThread::create([self, db, runs, path, pdf] {
+        QString error;
+        try {
+            auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
+            const profiler::ReportData report = profiler::collectReport(store, runs);
+            if (pdf) profiler::writePdf(report, path.toStdString());
+            else profiler::writeHtml(report, path.toStdString());
+        } catch (const std::exception& e) {
+            error = QString::fromUtf8(e.what());
+        }
+        QMetaObject::invokeMethod(qApp, [self, path, error] {
+            if (self) self->reportFinished(path, error);
+        });
+    });
+    connect(job, &QThread::finished, job, &QObject::deleteLater);
+    job->start();
+}
+
+void MainWindow::reportFinished(const QString& path, const QString& error) {
+    if (!error.isEmpty()) {
+        statusBar()->clearMessage();
+        QMessageBox::warning(this, tr("Export report"), error);
+        return;
+    }
+    statusBar()->showMessage(tr("Wrote %1").arg(QDir::toNativeSeparators(path)), 10000);
+    emit reportWritten(path);
 }
 
 void MainWindow::setTheme(Theme theme) {

@@ -48,8 +48,13 @@ public:
     enum class Theme { System, Light, Dark };
     void setTheme(Theme theme);
 
+    // Writes an HTML (or, pdf, PDF) report of the runs to path, off the GUI thread; reportWritten()
+    // or a message box when done.
+    void startReport(const QList<qint64>& ids, const QString& path, bool pdf);
+
 signals:
     void storeOpened(const trainbench::ui::StoreInfo& info);
+    void reportWritten(const QString& path);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -61,11 +66,13 @@ private:
     void onRunsChanged(const RunListPtr& runs);
     void onLaunchFinished(const LaunchedRun& run, const QString& logTail);
     void exportReport(const QList<qint64>& ids);
+    void reportFinished(const QString& path, const QString& error);
     void chooseStore();
     void saveSettings() const;
     void restoreSettings();
 
     StoreService* store_ = nullptr;
+    QString storePath_;
     RunLauncher* launcher_ = nullptr;
     QListWidget* nav_ = nullptr;
     QStackedWidget* stack_ = nullptr;

@@ -10,6 +10,7 @@
 
 #include "ui/charts/chartexport.h"
 #include "ui/mainwindow.h"
+#include "ui/models/comparesummarymodel.h"
 #include "ui/pages/compare/comparepage.h"
 #include "ui/pages/dashboard/dashboardpage.h"
 #include "ui/pages/experiment/experimentpage.h"
@@ -93,7 +94,7 @@ bool renderScreenshots(MainWindow& window, const QString& dir) {
 
     window.comparePage()->compare(compared);
     window.showPage(MainWindow::Page::Compare);
-    waitUntil([&] { return window.comparePage()->summaryModel()->columnCount() == compared.size() + 1; }, 15000);
+    waitUntil([&] { return window.comparePage()->summaryModel()->columnCount() == static_cast<int>(compared.size()) + 1; }, 15000);
     ok = save(&window, dir + QStringLiteral("/compare.png")) && ok;
 
     window.experimentPage()->setJson(QString::fromStdString(best->config_json));

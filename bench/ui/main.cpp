@@ -1,5 +1,6 @@
 // trainbench-ui-bench: chart redraw timings on the offscreen platform (see bench/README.md).
 #include "bench/ui/redrawbench.h"
+#include "bench/ui/startupbench.h"
 
 #include <CLI/CLI.hpp>
 #include <QApplication>
@@ -20,8 +21,17 @@ int main(int argc, char** argv) {
     cmd->add_option("--comparator-repetitions", redraw.comparatorRepetitions, "zooms timed for the comparator")
         ->check(CLI::Range(1, 1000));
     cmd->add_option("--seed", redraw.seed, "zoom ranges and data noise");
+    trainbench::bench::StartupOptions startup;
+    auto* start = cli.add_subcommand("startup", "start the trainbench program on a store of 1,000 runs until its window "
+                                                "lists them: median and p95, against an empty store");
+    start->add_option("--runs", startup.runs, "runs in the generated store")->check(CLI::Range(1, 1'000'000));
+    start->add_option("--steps", startup.stepsPerRun, "steps per generated run")->check(CLI::Range(1, 1'000'000));
+    start->add_option("-R,--repetitions", startup.repetitions, "starts timed")->check(CLI::Range(1, 1000));
+    start->add_option("--db", startup.db, "start on this store instead of a generated one");
+    start->add_option("--program", startup.program, "the trainbench binary (default: the one built alongside)");
     CLI11_PARSE(cli, argc, argv);
 
     QApplication app(argc, argv);
+    if (start->parsed()) return trainbench::bench::runStartupBench(startup);
     return trainbench::bench::runRedrawBench(redraw);
 }

@@ -4,7 +4,14 @@
 #include "ui/charts/chartstyle.h"
 #include "ui/charts/refreshthrottle.h"
 
+#include <QContextMenuEvent>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QKeyEvent>
+#include <QMenu>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QToolTip>
 #include <QWheelEvent>
 #include <QtCharts/QValueAxis>
@@ -150,6 +157,39 @@ void ChartView::keyPressEvent(QKeyEvent* event) {
         return;
     }
     QChartView::keyPressEvent(event);
+}
+
+void ChartView::contextMenuEvent(QContextMenuEvent* event) {
+    QMenu menu(this);
+    const QString name = chart() && !chart()->title().isEmpty() ? chart()->title() : tr("chart");
+    auto ask = [this, &name](const QString& ext, const QString& filter) {
+        QSettings settings;
+        const QString folder = settings.value(QStringLiteral("export/folder"),
+                                              QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation)).toString();
+        QString base = name.toLower();
+        base.replace(QLatin1Char(' '), QLatin1Char('-'));
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save %1").arg(name),
+                                                          folder + QLatin1Char('/') + base + ext, filter);
+        if (!path.isEmpty()) settings.setValue(QStringLiteral("export/folder"), QFileInfo(path).absolutePath());
+        return path;
+    };
+    menu.addAction(tr("Save image as PNG…"), this, [this, ask] {
+        const QString path = ask(QStringLiteral(".png"), tr("PNG image (*.png)"));
+        QString error;
+        if (!path.isEmpty() && !savePng(path, &error)) QMessageBox::warning(this, tr("Save image"), error);
+    });
+    menu.addAction(tr("Save data as CSV…"), this, [this, ask] {
+        const QString path = ask(QStringLiteral(".csv"), tr("CSV (*.csv)"));
+        QString error;
+        if (!path.isEmpty() && !saveCsv(path, &error)) QMessageBox::warning(this, tr("Save data"), error);
+    });
+    if (zoomAxis_) {
+        menu.addSeparator();
+        QAction* reset = menu.addAction(tr("Reset zoom"), this, &ChartView::resetZoom);
+        reset->setShortcut(QKeySequence(Qt::Key_Escape));
+        reset->setEnabled(zoomed_);
+    }
+    menu.exec(event->globalPos());
 }
 
 void ChartView::leaveEvent(QEvent* event) {

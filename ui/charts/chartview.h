@@ -69,6 +69,8 @@ protected:
     void mouseDoubleClickEvent(QMouseEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
     void leaveEvent(QEvent* event) override;
+    // Save image as PNG, save data as CSV (full resolution), reset zoom.
+    void contextMenuEvent(QContextMenuEvent* event) override;
 
 private:
     void onZoomAxisChanged(double min, double max);

@@ -27,6 +27,9 @@ StoreService::StoreService(QObject* parent) : QObject(parent) {
 }
 
 StoreService::~StoreService() {
+    // An owner outliving this (or this itself) must not call back into a half-destroyed service.
+    for (const auto& [owner, ids] : followers_) disconnect(owner, &QObject::destroyed, this, nullptr);
+    followers_.clear();
     QMetaObject::invokeMethod(reader_, &StoreReader::stop, Qt::BlockingQueuedConnection);
     thread_.quit();
     thread_.wait();

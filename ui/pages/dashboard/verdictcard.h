@@ -9,6 +9,7 @@
 #include "profiler/verdict/verdict.h"
 
 class QLabel;
+class QPushButton;
 class QVBoxLayout;
 
 namespace trainbench::ui {
@@ -26,7 +27,7 @@ public:
     static QString explain(profiler::Severity severity);
 
     // The "Try it" buttons, in rank order (tests).
-    QList<class QPushButton*> tryButtons() const { return buttons_; }
+    QList<QPushButton*> tryButtons() const { return buttons_; }
 
 signals:
     // 1-based rank of the action, as `trainbench-cli apply --action N` numbers it.
@@ -38,7 +39,7 @@ private:
     QLabel* title_ = nullptr;
     QLabel* summary_ = nullptr;
     QVBoxLayout* body_ = nullptr;
-    QList<class QPushButton*> buttons_;
+    QList<QPushButton*> buttons_;
 };
 
 }  // namespace trainbench::ui
