@@ -84,6 +84,8 @@ MainWindow::MainWindow(const QString& storePath, QWidget* parent) : QMainWindow(
     nav_->setSpacing(6);
     nav_->setFixedWidth(104);
     nav_->setWordWrap(true);
+    nav_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    nav_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     struct PageDef {
         QWidget* widget;
         const char* name;

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <functional>
 
+#include <nlohmann/json.hpp>
+
 #include "ui/charts/chartexport.h"
 #include "ui/mainwindow.h"
 #include "ui/models/comparesummarymodel.h"
@@ -97,7 +99,8 @@ bool renderScreenshots(MainWindow& window, const QString& dir) {
     waitUntil([&] { return window.comparePage()->summaryModel()->columnCount() == static_cast<int>(compared.size()) + 1; }, 15000);
     ok = save(&window, dir + QStringLiteral("/compare.png")) && ok;
 
-    window.experimentPage()->setJson(QString::fromStdString(best->config_json));
+    const nlohmann::json config = nlohmann::json::parse(best->config_json, nullptr, false);
+    window.experimentPage()->setJson(QString::fromStdString(config.is_discarded() ? best->config_json : config.dump(2)));
     window.showPage(MainWindow::Page::Experiment);
     ok = save(&window, dir + QStringLiteral("/experiment.png")) && ok;
     return ok;

@@ -71,9 +71,9 @@ RunsPage::RunsPage(StoreService& store, QWidget* parent) : QWidget(parent), stor
     view_->setAlternatingRowColors(true);
     view_->setRootIsDecorated(false);
     view_->header()->setStretchLastSection(false);
+    view_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     view_->header()->setSectionResizeMode(RunTableModel::Name, QHeaderView::Stretch);
     view_->header()->setSectionResizeMode(RunTableModel::Verdict, QHeaderView::Stretch);
-    view_->setColumnWidth(RunTableModel::Status, 90);
 
     auto* top = new QHBoxLayout;
     top->addWidget(search_, 1);

@@ -8,8 +8,11 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
+#include <QSet>
 #include <QTimer>
 #include <QVBoxLayout>
+
+#include <nlohmann/json.hpp>
 
 #include "ui/charts/bandseries.h"
 #include "ui/charts/scalingchart.h"
@@ -25,6 +28,18 @@ namespace {
 
 QString runLabel(const profiler::RunRow& r) {
     return QStringLiteral("%1 (%2)").arg(QString::fromStdString(r.name)).arg(r.id.value);
+}
+
+// A scaling curve: runs of one experiment that differ only in replicas (and name, seed), so that
+// different models or strategies are never averaged into one point.
+std::string scalingFamily(const profiler::RunRow& r) {
+    nlohmann::json c = nlohmann::json::parse(r.config_json, nullptr, false);
+    if (c.is_discarded() || !c.is_object()) return "#" + std::to_string(r.id.value);
+    c.erase("name");
+    c.erase("description");
+    c.erase("seed");
+    if (c.contains("strategy") && c["strategy"].is_object()) c["strategy"].erase("replicas");
+    return c.dump();
 }
 
 QTableView* tableFor(QAbstractItemModel* model) {
@@ -97,11 +112,13 @@ ComparePage::ComparePage(StoreService& store, QWidget* parent) : QWidget(parent)
     top->addWidget(scalingBox);
     top->setStretchFactor(0, 3);
     top->setStretchFactor(1, 2);
+    top->setSizes({720, 480});
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(top);
     split->addWidget(tabs);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
+    split->setSizes({480, 320});
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(controls);
     layout->addWidget(split, 1);
@@ -164,6 +181,8 @@ void ComparePage::rebuild() {
     std::vector<std::string> configs;
     std::vector<CompareSummaryModel::RunFigures> figures;
     std::vector<ScalingPoint> points;
+    std::map<std::string, QString> families;  // family key -> curve label ("mlp · mirrored")
+    QSet<QString> labels;
     for (qint64 id : ids_) {
         auto it = runs_.find(id);
         if (it == runs_.end() || it->second.row().name.empty()) continue;
@@ -176,7 +195,16 @@ void ComparePage::rebuild() {
             p.devices = static_cast<int>(r.replicas.value_or(1));
             p.throughput = *r.throughput;
             p.timeToTargetSeconds = r.time_to_target;
-            p.series = QString::fromStdString(r.strategy);
+            const std::string family = scalingFamily(r);
+            if (!families.count(family)) {
+                const QString base = QStringLiteral("%1 · %2").arg(QString::fromStdString(r.model.value_or(r.name)),
+                                                                    QString::fromStdString(r.strategy));
+                QString label = base;
+                for (int n = 2; labels.contains(label); ++n) label = QStringLiteral("%1 (%2)").arg(base).arg(n);
+                labels.insert(label);
+                families[family] = label;
+            }
+            p.series = families[family];
             p.label = runLabel(r);
             points.push_back(p);
         }

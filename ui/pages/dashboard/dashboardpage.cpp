@@ -93,6 +93,7 @@ DashboardPage::DashboardPage(StoreService& store, QWidget* parent) : QWidget(par
     scroll->setWidget(verdict_);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     auto* side = new QSplitter(Qt::Vertical);
     side->addWidget(scroll);
     side->addWidget(memory_);
@@ -103,6 +104,8 @@ DashboardPage::DashboardPage(StoreService& store, QWidget* parent) : QWidget(par
     split->addWidget(side);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
+    side->setMinimumWidth(400);
+    split->setSizes({1000, 420});
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(header);
     layout->addWidget(split, 1);

@@ -73,6 +73,7 @@ VerdictCard::VerdictCard(QWidget* parent) : QWidget(parent) {
     f.setPointSizeF(f.pointSizeF() * 1.3);
     f.setBold(true);
     title_->setFont(f);
+    title_->setWordWrap(true);
     summary_ = wrapped(QString());
     layout->addWidget(title_);
     layout->addWidget(summary_);
