@@ -1,4 +1,5 @@
 // trainbench-ui-bench: chart redraw timings on the offscreen platform (see bench/README.md).
+#include "bench/ui/latencybench.h"
 #include "bench/ui/redrawbench.h"
 #include "bench/ui/startupbench.h"
 
@@ -29,9 +30,16 @@ int main(int argc, char** argv) {
     start->add_option("-R,--repetitions", startup.repetitions, "starts timed")->check(CLI::Range(1, 1000));
     start->add_option("--db", startup.db, "start on this store instead of a generated one");
     start->add_option("--program", startup.program, "the trainbench binary (default: the one built alongside)");
+    trainbench::bench::LatencyOptions latency;
+    auto* lat = cli.add_subcommand("latency", "event-loop latency of the window following a live W1 run: p50, p99, "
+                                              "max, against an idle window");
+    lat->add_option("--seconds", latency.seconds, "measured per case")->check(CLI::Range(1, 3600));
+    lat->add_option("--run-threads", latency.runThreads, "the run's compute threads")->check(CLI::Range(1, 256));
+    lat->add_flag("!--no-interact", latency.interact, "do not zoom the loss chart during the measurement");
     CLI11_PARSE(cli, argc, argv);
 
     QApplication app(argc, argv);
     if (start->parsed()) return trainbench::bench::runStartupBench(startup);
+    if (lat->parsed()) return trainbench::bench::runLatencyBench(latency);
     return trainbench::bench::runRedrawBench(redraw);
 }

@@ -8,6 +8,7 @@
 #include <QLineSeries>
 #include <QPushButton>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QStatusBar>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -85,7 +86,8 @@ private slots:
         const auto loss = d.lossChart()->series();
         QVERIFY(!loss.empty());
         QCOMPARE(loss.front().size(), size_t(40));
-        QVERIFY(d.lossChart()->lineSeries(loss.front().name)->count() > 0);
+        // Drawn (redraws are throttled to 30 Hz: at the latest one frame later).
+        QTRY_VERIFY_WITH_TIMEOUT(d.lossChart()->lineSeries(loss.front().name)->count() > 0, 2000);
         QCOMPARE(d.accuracyChart()->series().front().size(), size_t(2));
         QVERIFY(!d.breakdownChart()->windows().empty());
         QVERIFY(d.breakdownChart()->shownCategories().contains(QStringLiteral("forward")));
@@ -98,6 +100,16 @@ private slots:
         const QModelIndex row = w.runsPage()->model().indexOfRun(d.runId());
         QVERIFY(row.isValid());
         QCOMPARE(row.siblingAtColumn(RunTableModel::Status).data().toString(), QStringLiteral("completed"));
+        // Its report, written off the GUI thread: the same HTML as `trainbench-cli report`.
+        QSignalSpy written(&w, &MainWindow::reportWritten);
+        const QString report = dir.filePath(QStringLiteral("report.html"));
+        w.startReport({d.runId()}, report, false);
+        QVERIFY(written.wait(30000));
+        QFile html(report);
+        QVERIFY(html.open(QIODevice::ReadOnly));
+        const QByteArray text = html.readAll();
+        QVERIFY(text.contains("gui-short"));
+        QVERIFY(text.contains("<svg"));
     }
 
     void aKilledRunIsShownFailedWhileTheWindowKeepsResponding() {
