@@ -118,8 +118,13 @@ DashboardPage::DashboardPage(StoreService& store, QWidget* parent) : QWidget(par
     // Zooming one chart over steps zooms the others to the same steps.
     for (TimeSeriesChart* c : {loss_, accuracy_, throughput_})
         connect(c, &ChartView::xRangeChanged, this, [this, c](double lo, double hi) {
+            // The others echo the change back; without the guard they would chase each other's
+            // rounding for ever.
+            if (syncingZoom_) return;
+            syncingZoom_ = true;
             for (ChartView* other : std::initializer_list<ChartView*>{loss_, accuracy_, throughput_, breakdown_})
                 if (other != c && (other != breakdown_ || x_ == XAxis::Step)) other->setXRange(lo, hi);
+            syncingZoom_ = false;
         });
     refreshHeader();
 }

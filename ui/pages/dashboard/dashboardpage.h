@@ -58,7 +58,8 @@ private:
     RunHistory history_;
     XAxis x_ = XAxis::Step;
     QElapsedTimer breakdownAge_;
-    QString shownVerdict_;  // what the card shows: the run's status and verdict column
+    QString shownVerdict_;
+    bool syncingZoom_ = false;  // what the card shows: the run's status and verdict column
 
     QLabel* title_ = nullptr;
     QLabel* status_ = nullptr;
