@@ -92,6 +92,13 @@ private slots:
         QVERIFY(!d.breakdownChart()->windows().empty());
         QVERIFY(d.breakdownChart()->shownCategories().contains(QStringLiteral("forward")));
         QCOMPARE(d.history().progress().total, 40);
+        // Zooming one chart zooms the others to the same steps (and they do not echo it back for ever).
+        d.lossChart()->setXRange(5.0, 20.0);
+        d.lossChart()->refreshNow();
+        QCOMPARE(d.throughputChart()->xRange().first, 5.0);
+        QCOMPARE(d.throughputChart()->xRange().second, 20.0);
+        QVERIFY(d.breakdownChart()->isZoomed());
+        d.lossChart()->resetZoom();
         QVERIFY(!d.stopButton()->isEnabled());
         // The verdict arrives with the finished run.
         QTRY_VERIFY_WITH_TIMEOUT(d.history().verdict().has_value(), 10000);
