@@ -95,10 +95,11 @@ private slots:
         // Zooming one chart zooms the others to the same steps (and they do not echo it back for ever).
         d.lossChart()->setXRange(5.0, 20.0);
         d.lossChart()->refreshNow();
-        QCOMPARE(d.throughputChart()->xRange().first, 5.0);
-        QCOMPARE(d.throughputChart()->xRange().second, 20.0);
-        QVERIFY(d.breakdownChart()->isZoomed());
+        QTRY_COMPARE_WITH_TIMEOUT(d.throughputChart()->xRange().first, 5.0, 2000);
+        QTRY_COMPARE_WITH_TIMEOUT(d.throughputChart()->xRange().second, 20.0, 2000);
+        QTRY_VERIFY_WITH_TIMEOUT(d.breakdownChart()->isZoomed(), 2000);
         d.lossChart()->resetZoom();
+        QTRY_VERIFY_WITH_TIMEOUT(!d.throughputChart()->isZoomed() && !d.breakdownChart()->isZoomed(), 2000);
         QVERIFY(!d.stopButton()->isEnabled());
         // The verdict arrives with the finished run.
         QTRY_VERIFY_WITH_TIMEOUT(d.history().verdict().has_value(), 10000);

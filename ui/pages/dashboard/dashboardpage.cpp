@@ -10,7 +10,10 @@
 #include <QScrollArea>
 #include <QSplitter>
 #include <QSysInfo>
+#include <QTimer>
 #include <QVBoxLayout>
+
+#include <cmath>
 
 #include <nlohmann/json.hpp>
 
@@ -118,13 +121,21 @@ DashboardPage::DashboardPage(StoreService& store, QWidget* parent) : QWidget(par
     // Zooming one chart over steps zooms the others to the same steps.
     for (TimeSeriesChart* c : {loss_, accuracy_, throughput_})
         connect(c, &ChartView::xRangeChanged, this, [this, c](double lo, double hi) {
-            // The others echo the change back; without the guard they would chase each other's
-            // rounding for ever.
-            if (syncingZoom_) return;
-            syncingZoom_ = true;
+            // The others echo the change back, with rounding: an echo of the range just spread is
+            // not a new zoom (else they would chase each other for ever).
+            // A reset spreads as a reset, so that the others follow a live run's new steps again.
+            const bool reset = !c->isZoomed();
+            const double eps = 1e-9 * std::max(1.0, std::abs(hi - lo));
+            if (!reset && std::abs(lo - linkedRange_.first) <= eps && std::abs(hi - linkedRange_.second) <= eps) return;
+            linkedRange_ = reset ? qMakePair(0.0, 0.0) : qMakePair(lo, hi);
+            // Each chart repaints for a new axis range (Qt Charts does it at once): one event per
+            // chart, so the event loop is never held for all of them together.
             for (ChartView* other : std::initializer_list<ChartView*>{loss_, accuracy_, throughput_, breakdown_})
-                if (other != c && (other != breakdown_ || x_ == XAxis::Step)) other->setXRange(lo, hi);
-            syncingZoom_ = false;
+                if (other != c && (other != breakdown_ || x_ == XAxis::Step))
+                    QTimer::singleShot(0, other, [other, lo, hi, reset] {
+                        if (reset) other->resetZoom();
+                        else other->setXRange(lo, hi);
+                    });
         });
     refreshHeader();
 }

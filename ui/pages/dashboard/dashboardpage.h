@@ -3,6 +3,7 @@
 // throughput, the stacked step-time breakdown, memory against the device's limit, the verdict card
 // with its actions, progress and ETA, and Stop. Fed by the store reader; never reads the store.
 #include <QElapsedTimer>
+#include <QPair>
 #include <QWidget>
 
 #include "ui/pages/dashboard/runhistory.h"
@@ -59,7 +60,7 @@ private:
     XAxis x_ = XAxis::Step;
     QElapsedTimer breakdownAge_;
     QString shownVerdict_;
-    bool syncingZoom_ = false;  // what the card shows: the run's status and verdict column
+    QPair<double, double> linkedRange_{0.0, 0.0};  // the zoom last spread to the linked charts  // what the card shows: the run's status and verdict column
 
     QLabel* title_ = nullptr;
     QLabel* status_ = nullptr;
