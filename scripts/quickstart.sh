@@ -9,3 +9,4 @@ cmake --build --preset release
 db="${TRAINBENCH_DB:-${XDG_DATA_HOME:-$HOME/.local/share}/trainbench/runs.db}"
 build/release/app/trainbench-cli run experiments/fmnist-mlp.json --db "$db" "$@"
 echo "all runs: build/release/app/trainbench-cli runs --db $db"
+echo "the window: build/release/ui/trainbench --db $db"
