@@ -68,6 +68,7 @@ MainWindow::MainWindow(const QString& storePath, QWidget* parent) : QMainWindow(
     setWindowTitle(QStringLiteral("trainbench"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/trainbench.svg")));
     systemPalette_ = QApplication::palette();
+    systemStyle_ = QApplication::style()->name();
     store_ = new StoreService(this);
     launcher_ = new RunLauncher(this);
 
@@ -337,6 +338,7 @@ void MainWindow::reportFinished(const QString& path, const QString& error) {
 void MainWindow::setTheme(Theme theme) {
     theme_ = theme;
     if (theme == Theme::System) {
+        if (QApplication::style()->name() != systemStyle_) QApplication::setStyle(QStyleFactory::create(systemStyle_));
         QApplication::setPalette(systemPalette_);
     } else {
         QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));

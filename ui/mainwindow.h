@@ -86,6 +86,7 @@ private:
     OnClose onClose_ = OnClose::Ask;
     Theme theme_ = Theme::System;
     QPalette systemPalette_;
+    QString systemStyle_;  // the platform's widget style, back when the theme returns to System
 };
 
 }  // namespace trainbench::ui

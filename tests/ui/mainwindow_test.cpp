@@ -3,6 +3,8 @@
 // failed (interrupted) while the window keeps responding; a store with a newer schema opens
 // read-only; closing can stop the runs it started.
 #include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QStyle>
 #include <QFile>
 #include <QLabel>
 #include <QLineSeries>
@@ -195,6 +197,22 @@ private slots:
         bool shown = false;
         for (QLabel* l : w.statusBar()->findChildren<QLabel*>()) shown = shown || l->text().contains("read-only");
         QVERIFY(shown);
+    }
+
+    void darkAndLightThemesAndBackToTheSystems() {
+        QTemporaryDir dir;
+        MainWindow w(dir.filePath(QStringLiteral("runs.db")));
+        w.setOnClose(MainWindow::OnClose::LeaveRunning);
+        const QPalette system = QApplication::palette();
+        const QString style = QApplication::style()->name();
+        w.setTheme(MainWindow::Theme::Dark);
+        QVERIFY(QApplication::palette().color(QPalette::Window).lightness() < 80);
+        w.setTheme(MainWindow::Theme::Light);
+        QVERIFY(QApplication::palette().color(QPalette::Window).lightness() > 180);
+        w.setTheme(MainWindow::Theme::System);
+        QCOMPARE(QApplication::palette().color(QPalette::Window), system.color(QPalette::Window));
+        QCOMPARE(QApplication::style()->name(), style);
+        QSettings().remove(QStringLiteral("view/theme"));
     }
 
     void theWindowRemembersItsLayoutAndPage() {
