@@ -12,6 +12,9 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <map>
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include "ui/charts/bandseries.h"
@@ -211,6 +214,10 @@ void ComparePage::rebuild() {
     }
     config_->setConfigs(titles, configs);
     summary_->setRuns(std::move(figures));
+    // A curve needs two replica counts: an experiment compared at one count scales nothing.
+    std::map<QString, std::set<int>> counts;
+    for (const ScalingPoint& p : points) counts[p.series].insert(p.devices);
+    std::erase_if(points, [&](const ScalingPoint& p) { return counts[p.series].size() < 2; });
     scaling_->setPoints(points);
     scaling_->setDeviceNoun(tr("replicas"));
     rebuildConvergence();
