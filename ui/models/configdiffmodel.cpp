@@ -6,32 +6,25 @@
 
 #include <set>
 
+#include "profiler/report/configdiff.h"
+
 namespace trainbench::ui {
 
 namespace {
 
-void flattenInto(const nlohmann::json& v, const std::string& path, std::map<std::string, std::string>& out) {
-    if (v.is_object()) {
-        if (v.empty() && !path.empty()) out[path] = "{}";
-        for (auto it = v.begin(); it != v.end(); ++it) flattenInto(*it, path.empty() ? it.key() : path + "." + it.key(), out);
-        return;
+// Key paths as the report's config diff writes them (profiler::flattenJson), strings shown bare.
+std::map<std::string, std::string> flatten(const nlohmann::json& config) {
+    std::map<std::string, std::string> out;
+    for (auto& [key, text] : profiler::flattenJson(config)) {
+        const nlohmann::json v = nlohmann::json::parse(text, nullptr, false);
+        out[key] = v.is_string() ? v.get<std::string>() : text;
     }
-    if (v.is_array() && !v.empty() && v.front().is_object()) {
-        for (size_t i = 0; i < v.size(); ++i) flattenInto(v[i], path + "[" + std::to_string(i) + "]", out);
-        return;
-    }
-    out[path] = v.is_string() ? v.get<std::string>() : v.dump();
+    return out;
 }
 
 }  // namespace
 
 ConfigDiffModel::ConfigDiffModel(QObject* parent) : QAbstractTableModel(parent) {}
-
-std::map<std::string, std::string> ConfigDiffModel::flatten(const nlohmann::json& config) {
-    std::map<std::string, std::string> out;
-    flattenInto(config, "", out);
-    return out;
-}
 
 void ConfigDiffModel::setConfigs(const QStringList& titles, const std::vector<std::string>& configJson) {
     beginResetModel();

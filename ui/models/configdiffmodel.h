@@ -27,10 +27,6 @@ public:
     // Key paths shown, in order (tests).
     QStringList keys() const;
 
-    // {"a": {"b": 1}, "c": [1, 2]} -> {"a.b": "1", "c": "[1,2]"}; arrays are one value, except
-    // arrays of objects (model layers), whose items become "model.layers[0].type", ...
-    static std::map<std::string, std::string> flatten(const nlohmann::json& config);
-
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
