@@ -96,6 +96,9 @@ struct RunSummary {
     int64_t skipped_records = 0;       // corrupt records skipped (data.pipeline.skip_corrupt)
     double comm_seconds = 0.0;         // total of StepRecord::comm_seconds
     double wait_seconds = 0.0;         // total of StepRecord::wait_seconds
+    // On emulated devices the seconds above are the virtual clock's; this is the host's own training
+    // wall time (0: the run was on the wall clock).
+    double host_seconds = 0.0;
 };
 
 }  // namespace trainbench::engine

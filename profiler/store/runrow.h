@@ -49,6 +49,26 @@ struct RunRow {
     std::optional<double> comm_seconds;     // total gradient-exchange time, mean over replicas (schema 3)
     std::optional<double> wait_seconds;     // total time idle waiting for the exchange or peers (schema 3)
     std::optional<std::string> verdict;     // what bounds the run, e.g. "input (high)" (schema 5)
+    // Time, cost and scale (schema 6).
+    std::string clock = "wall";             // "wall", or "virtual": the seconds are emulated devices'
+    std::optional<double> host_seconds;     // virtual clock: the host's own training seconds
+    std::optional<std::string> device_type;
+    std::optional<int64_t> device_count;
+    std::optional<double> price_per_device_hour;
+    std::optional<double> host_price_per_hour;
+    std::optional<double> cost;             // (devices x price + host price) x billed hours, set at the end
+    std::optional<int64_t> train_examples;
+    std::optional<double> data_fraction;
+    std::optional<int64_t> param_count;
+    std::optional<int64_t> warm_start_run;
+
+    // What the run costs per second of its clock, when a price is known: devices and host together.
+    std::optional<double> costPerSecond() const {
+        if (!price_per_device_hour && !host_price_per_hour) return std::nullopt;
+        const double perHour = static_cast<double>(device_count.value_or(1)) * price_per_device_hour.value_or(0.0) +
+                               host_price_per_hour.value_or(0.0);
+        return perHour / 3600.0;
+    }
 
     friend bool operator==(const RunRow&, const RunRow&) = default;
 };

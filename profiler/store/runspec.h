@@ -20,6 +20,16 @@ struct RunSpec {
     std::optional<std::string> dataset;
     std::optional<std::string> model;
     std::optional<double> target_accuracy;   // the experiment's target, if it sets one
+    // Time, cost and scale (schema 6).
+    std::string clock = "wall";              // "wall", or "virtual" for emulated devices
+    std::optional<std::string> device_type;  // device catalog id
+    std::optional<int64_t> device_count;     // devices charged (GPUs, TPU chips, hosts)
+    std::optional<double> price_per_device_hour;
+    std::optional<double> host_price_per_hour;
+    std::optional<int64_t> train_examples;   // examples trained on (after data.fraction)
+    std::optional<double> data_fraction;
+    std::optional<int64_t> param_count;
+    std::optional<int64_t> warm_start_run;   // the run whose checkpoint this one started from
 };
 
 }  // namespace trainbench::profiler

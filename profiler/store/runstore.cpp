@@ -23,7 +23,8 @@ constexpr std::string_view kRunColumns =
     "dataset, model, host, pid, proc_start, boot_id, started_at, ended_at, message, steps, "
     "epochs, final_loss, final_accuracy, best_accuracy, time_to_target, step_at_target, "
     "target_accuracy, train_seconds, eval_seconds, throughput, stop_reason, input_seconds, skipped_records, "
-    "replicas, comm_seconds, wait_seconds, verdict";
+    "replicas, comm_seconds, wait_seconds, verdict, clock, host_seconds, device_type, device_count, "
+    "price_per_device_hour, host_price_per_hour, cost, train_examples, data_fraction, param_count, warm_start_run";
 
 RunRow readRunRow(const Statement& q, const std::string& path) {
     RunRow row;
@@ -69,6 +70,17 @@ RunRow readRunRow(const Statement& q, const std::string& path) {
     row.comm_seconds = q.optionalDouble(33);
     row.wait_seconds = q.optionalDouble(34);
     row.verdict = q.optionalText(35);
+    row.clock = q.columnText(36);
+    row.host_seconds = q.optionalDouble(37);
+    row.device_type = q.optionalText(38);
+    row.device_count = q.optionalInt(39);
+    row.price_per_device_hour = q.optionalDouble(40);
+    row.host_price_per_hour = q.optionalDouble(41);
+    row.cost = q.optionalDouble(42);
+    row.train_examples = q.optionalInt(43);
+    row.data_fraction = q.optionalDouble(44);
+    row.param_count = q.optionalInt(45);
+    row.warm_start_run = q.optionalInt(46);
     return row;
 }
 

@@ -21,6 +21,13 @@ using Clock = std::chrono::steady_clock;
 constexpr int kMaxBusyAttempts = 6;
 
 constexpr std::string_view kNow = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
+// A finished run's cost: its devices and host at their prices over the billed time, the training
+// and evaluation seconds (?11 and ?12 of the final UPDATE, the values being written). NULL when no
+// price is known. RunRow::costPerSecond() is the same rate.
+constexpr std::string_view kCostExpression =
+    "CASE WHEN price_per_device_hour IS NULL AND host_price_per_hour IS NULL THEN NULL ELSE "
+    "(coalesce(device_count, 1) * coalesce(price_per_device_hour, 0) + coalesce(host_price_per_hour, 0)) * "
+    "(coalesce(?11, 0) + coalesce(?12, 0)) / 3600.0 END";
 
 bool isBusy(const StoreError& error) {
     return error.sqliteCode() == SQLITE_BUSY || error.sqliteCode() == SQLITE_LOCKED;
@@ -69,8 +76,8 @@ void RunWriter::reopenRun(const ResumeRun& resume) {
         "UPDATE runs SET status = 'running', host = ?2, pid = ?3, proc_start = ?4, boot_id = ?5, ended_at = NULL, "
         "message = NULL, steps = NULL, epochs = NULL, final_loss = NULL, final_accuracy = NULL, best_accuracy = NULL, "
         "time_to_target = NULL, step_at_target = NULL, train_seconds = NULL, eval_seconds = NULL, throughput = NULL, "
-        "stop_reason = NULL, input_seconds = NULL, skipped_records = NULL, comm_seconds = NULL, wait_seconds = NULL "
-        "WHERE id = ?1");
+        "stop_reason = NULL, input_seconds = NULL, skipped_records = NULL, comm_seconds = NULL, wait_seconds = NULL, "
+        "host_seconds = NULL, cost = NULL WHERE id = ?1");
     update.bindInt(1, resume.run.value)
         .bindText(2, std::string_view(self.host))
         .bindInt(3, self.pid)
@@ -108,8 +115,10 @@ void RunWriter::insertRun(const RunSpec& spec) {
     Statement& insert = db_->cached(
         "INSERT INTO runs (name, status, experiment_file, config_json, strategy, devices, "
         "global_batch, threads, dataset, model, host, pid, proc_start, boot_id, started_at, "
-        "target_accuracy, replicas) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-        "?13, " + std::string(kNow) + ", ?14, ?15)");
+        "target_accuracy, replicas, clock, device_type, device_count, price_per_device_hour, host_price_per_hour, "
+        "train_examples, data_fraction, param_count, warm_start_run) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, "
+        "?7, ?8, ?9, ?10, ?11, ?12, ?13, " + std::string(kNow) + ", ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, "
+        "?23, ?24)");
     insert.bindText(1, std::string_view(spec.name))
         .bindText(2, spec.experiment_file)
         .bindText(3, std::string_view(spec.config_json))
@@ -124,7 +133,16 @@ void RunWriter::insertRun(const RunSpec& spec) {
         .bindInt(12, self.proc_start)
         .bindText(13, self.boot_id)
         .bindDouble(14, spec.target_accuracy)
-        .bindInt(15, spec.replicas);
+        .bindInt(15, spec.replicas)
+        .bindText(16, std::string_view(spec.clock))
+        .bindText(17, spec.device_type)
+        .bindInt(18, spec.device_count)
+        .bindDouble(19, spec.price_per_device_hour)
+        .bindDouble(20, spec.host_price_per_hour)
+        .bindInt(21, spec.train_examples)
+        .bindDouble(22, spec.data_fraction)
+        .bindInt(23, spec.param_count)
+        .bindInt(24, spec.warm_start_run);
     insert.run();
     runId_ = RunId{db_->lastInsertRowId()};
     if (spec.name.empty()) {
@@ -414,7 +432,8 @@ void RunWriter::write(const Batch& batch, const Final* final) {
                     "final_accuracy = ?7, best_accuracy = ?8, time_to_target = ?9, "
                     "step_at_target = ?10, train_seconds = ?11, eval_seconds = ?12, "
                     "throughput = ?13, stop_reason = ?14, input_seconds = ?15, skipped_records = ?16, "
-                    "comm_seconds = ?17, wait_seconds = ?18 WHERE id = ?1");
+                    "comm_seconds = ?17, wait_seconds = ?18, host_seconds = ?19, cost = " +
+                    std::string(kCostExpression) + " WHERE id = ?1");
                 update.bindInt(1, runId_.value)
                     .bindText(2, runStatusName(final->status))
                     .bindText(3, message)
@@ -434,7 +453,8 @@ void RunWriter::write(const Batch& batch, const Final* final) {
                     .bindDouble(15, s.input_seconds)
                     .bindInt(16, s.skipped_records)
                     .bindDouble(17, s.comm_seconds)
-                    .bindDouble(18, s.wait_seconds);
+                    .bindDouble(18, s.wait_seconds)
+                    .bindDouble(19, s.host_seconds > 0 ? std::optional(s.host_seconds) : std::nullopt);
                 update.run();
             } else {
                 Statement& update = db_->cached(
