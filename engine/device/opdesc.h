@@ -4,6 +4,7 @@
 // have, and a model too large to train here can still be estimated (trainbench-cli estimate).
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/profile/opstats.h"
@@ -29,6 +30,9 @@ struct OpDesc {
     StepPart part = StepPart::Forward;
     MatrixShape matrix;    // for matrix products; empty otherwise
     int64_t calls = 1;     // calls per training step
+
+    OpDesc() = default;
+    OpDesc(prof::OpCost c, StepPart p, MatrixShape m = {}) : cost(std::move(c)), part(p), matrix(m) {}
 };
 
 // Every op of one training step of one replica at a given per-replica batch.

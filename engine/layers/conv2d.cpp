@@ -156,4 +156,20 @@ Tensor* Conv2D::backward(Tensor& gradOutput) {
     return &p.gradInputConv.convert(p.gradSrc, lastInput_->desc(), device_);
 }
 
+void Conv2D::describeOps(int64_t batch, bool training, std::vector<OpDesc>& out) const {
+    using opcost::Pass;
+    // As implicit GEMMs over the im2col matrix col[N*OH*OW x C*K*K]: Y = col W^T,
+    // dW[F x C*K*K] = dY^T col, dcol = dY W (then col2im); each has the forward's multiply-adds.
+    const Dims src = batchDims(batch, in_), dst = batchDims(batch, out_);
+    const int64_t pixels = batch * out_[1] * out_[2], patch = inChannels_ * kernel_ * kernel_;
+    out.emplace_back(opcost::convolution(Pass::Forward, src, dst, kernel_, hasBias_, fusedReLU_), StepPart::Forward,
+                     MatrixShape{pixels, filters_, patch});
+    if (!training) return;
+    out.emplace_back(opcost::convolution(Pass::BackwardWeights, src, dst, kernel_, hasBias_, false),
+                     StepPart::Backward, MatrixShape{filters_, patch, pixels});
+    if (needsInputGrad_)
+        out.emplace_back(opcost::convolution(Pass::BackwardData, src, dst, kernel_, hasBias_, false),
+                         StepPart::Backward, MatrixShape{pixels, patch, filters_});
+}
+
 }  // namespace trainbench::engine

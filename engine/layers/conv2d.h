@@ -13,6 +13,7 @@ public:
            int64_t padding, bool bias);
 
     std::string describe() const override;
+    void describeOps(int64_t batch, bool training, std::vector<OpDesc>& out) const override;
     const char* kind() const override { return "conv2d"; }
     int64_t paramCount() const override;
     void bindParams(float* params, float* grads) override;

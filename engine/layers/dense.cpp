@@ -123,4 +123,17 @@ Tensor* Dense::backward(Tensor& gradOutput) {
     return &toPlainBack_.convert(p.gradInputView, lastInput_->desc(), device_);
 }
 
+void Dense::describeOps(int64_t batch, bool training, std::vector<OpDesc>& out) const {
+    using opcost::Pass;
+    // Y[batch x units] = X[batch x in] W^T; dW[units x in] = dY^T X; dX[batch x in] = dY W.
+    out.emplace_back(opcost::innerProduct(Pass::Forward, batch, inFeatures_, units_, hasBias_, fusedReLU_),
+                     StepPart::Forward, MatrixShape{batch, units_, inFeatures_});
+    if (!training) return;
+    out.emplace_back(opcost::innerProduct(Pass::BackwardWeights, batch, inFeatures_, units_, hasBias_, false),
+                     StepPart::Backward, MatrixShape{units_, inFeatures_, batch});
+    if (needsInputGrad_)
+        out.emplace_back(opcost::innerProduct(Pass::BackwardData, batch, inFeatures_, units_, hasBias_, false),
+                         StepPart::Backward, MatrixShape{batch, inFeatures_, units_});
+}
+
 }  // namespace trainbench::engine

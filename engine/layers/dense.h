@@ -12,6 +12,7 @@ public:
     Dense(CpuDevice& device, Dims sampleShape, int64_t units, bool bias);
 
     std::string describe() const override;
+    void describeOps(int64_t batch, bool training, std::vector<OpDesc>& out) const override;
     const char* kind() const override { return "dense"; }
     int64_t paramCount() const override;
     void bindParams(float* params, float* grads) override;

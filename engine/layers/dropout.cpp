@@ -55,4 +55,11 @@ Tensor* Dropout::backward(Tensor& gradOutput) {
     return &gradOutput;
 }
 
+void Dropout::describeOps(int64_t batch, bool training, std::vector<OpDesc>& out) const {
+    if (!training || rate_ <= 0.0f) return;
+    const Dims d = batchDims(batch, in_);
+    out.emplace_back(opcost::elementwise("dropout_forward", d, 3, 2.0), StepPart::Forward);
+    out.emplace_back(opcost::elementwise("dropout_backward", d, 3, 1.0), StepPart::Backward);
+}
+
 }  // namespace trainbench::engine

@@ -13,6 +13,7 @@ public:
     Dropout(CpuDevice& device, Dims sampleShape, float rate);
 
     std::string describe() const override;
+    void describeOps(int64_t batch, bool training, std::vector<OpDesc>& out) const override;
     const char* kind() const override { return "dropout"; }
     Tensor& forward(Tensor& input, bool training) override;
     Tensor* backward(Tensor& gradOutput) override;

@@ -11,6 +11,7 @@ public:
     Flatten(CpuDevice& device, Dims sampleShape);
 
     std::string describe() const override;
+    void describeOps(int64_t batch, bool training, std::vector<OpDesc>& out) const override;
     const char* kind() const override { return "flatten"; }
     Tensor& forward(Tensor& input, bool training) override;
     Tensor* backward(Tensor& gradOutput) override;

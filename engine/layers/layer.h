@@ -7,8 +7,10 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "engine/device/cpudevice.h"
+#include "engine/device/opdesc.h"
 #include "engine/tensor/tensor.h"
 #include "engine/util/rng.h"
 
@@ -46,6 +48,12 @@ public:
     bool needsInputGrad() const { return needsInputGrad_; }
     // Seed for per-step randomness (dropout masks).
     virtual void setStepSeed(uint64_t /*seed*/) {}
+    // The ops a forward (and, when training, the backward) of `batch` examples runs in this layer,
+    // from its shapes alone: what its plans register in the per-op statistics (layout reorders,
+    // which depend on the machine, left out), each with the matrix shape of a matrix product. An
+    // emulated device times a step from these (engine/device/opgraph.h). Call after the model has
+    // fused ReLUs and decided input gradients.
+    virtual void describeOps(int64_t batch, bool training, std::vector<OpDesc>& out) const = 0;
     // Asks the layer to apply ReLU to its own output (a oneDNN post-op, saving a pass over the
     // activations); true if it will. Call before the first forward.
     virtual bool fuseReLU() { return false; }

@@ -120,4 +120,11 @@ Tensor* MaxPool2D::backward(Tensor& gradOutput) {
     return &p.gradSrc;
 }
 
+void MaxPool2D::describeOps(int64_t batch, bool training, std::vector<OpDesc>& out) const {
+    const Dims src = batchDims(batch, in_), dst = batchDims(batch, out_);
+    out.emplace_back(opcost::maxPooling(true, src, dst, size_, fusedReLU_), StepPart::Forward);
+    if (training && needsInputGrad_)
+        out.emplace_back(opcost::maxPooling(false, src, dst, size_, fusedReLU_), StepPart::Backward);
+}
+
 }  // namespace trainbench::engine

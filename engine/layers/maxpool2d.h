@@ -14,6 +14,7 @@ public:
     MaxPool2D(CpuDevice& device, Dims sampleShape, int64_t size, int64_t stride);
 
     std::string describe() const override;
+    void describeOps(int64_t batch, bool training, std::vector<OpDesc>& out) const override;
     const char* kind() const override { return "maxpool2d"; }
     Tensor& forward(Tensor& input, bool training) override;
     Tensor* backward(Tensor& gradOutput) override;

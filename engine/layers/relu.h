@@ -2,6 +2,7 @@
 // ReLU on oneDNN's eltwise primitive, in place in both directions: the backward pass needs only the
 // output (x > 0 exactly where relu(x) > 0), so the input buffer can be overwritten.
 #include "engine/layers/layer.h"
+#include "engine/layers/opcosts.h"
 
 namespace trainbench::engine {
 
@@ -11,6 +12,11 @@ public:
 
     std::string describe() const override { return fused_ ? "ReLU (fused into the previous layer)" : "ReLU"; }
     const char* kind() const override { return "relu"; }
+    void describeOps(int64_t batch, bool training, std::vector<OpDesc>& out) const override {
+        const Dims d = batchDims(batch, in_);
+        if (!fused_) out.emplace_back(opcost::elementwise("eltwise_relu_forward", d, 2, 1.0), StepPart::Forward);
+        if (training) out.emplace_back(opcost::elementwise("eltwise_relu_backward", d, 3, 1.0), StepPart::Backward);
+    }
     Tensor& forward(Tensor& input, bool training) override;
     Tensor* backward(Tensor& gradOutput) override;
     // The previous layer already applies ReLU to its output: forward passes it through, and backward
