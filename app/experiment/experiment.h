@@ -16,9 +16,15 @@
 
 namespace trainbench::app {
 
-// The device a run stands for. Emulated accelerators extend this.
+// The device a run stands for: this host's CPU, or an emulated device of the catalog.
 struct DeviceConfig {
-    double memory_mb = 0.0;  // 0: the host's RAM
+    std::string type = "cpu";          // "cpu", or a device catalog id (emulated, virtual clock)
+    std::string precision = "auto";    // auto | fp32 | tf32 | bf16 (what the virtual clock charges)
+    std::string catalog;               // a user's device catalog; empty: the built-in one
+    double infeed_seconds_per_batch = 0.0;  // emulated: the host's time per global batch (0: measure)
+    double price_per_hour = -1.0;      // USD per device-hour; -1: the catalog's
+    double memory_mb = 0.0;            // 0: the host's RAM (or the emulated device's memory)
+    bool emulated() const { return type != "cpu"; }
 };
 
 struct Experiment {

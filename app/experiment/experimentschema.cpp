@@ -8,6 +8,8 @@
 #include "app/experiment/experiment.h"
 #include "app/experiment/issuelist.h"
 #include "app/experiment/suggest.h"
+#include "engine/device/devicecatalog.h"
+#include "engine/device/tpuslice.h"
 
 namespace trainbench::app {
 namespace {
@@ -158,6 +160,51 @@ SchemaKey modelSection() {
     model.required = true;
     model.oneOf = {"preset", "layers"};
     return model;
+}
+
+// Rules across the strategy, device, data and train sections for emulated devices and TPU slices.
+void checkEmulatedDevice(const json& x, const std::string&, IssueList& issues) {
+    const json& st = x["strategy"];
+    const json& dev = x["device"];
+    const std::string type = st["type"].get<std::string>();
+    const std::string device = dev["type"].get<std::string>();
+    const bool tpu = device.rfind("tpu-", 0) == 0;
+    if (st.contains("slice") && type != "tpu_pod")
+        issues.add("strategy.slice", "is set but strategy.type is \"" + type + "\"; only 'tpu_pod' runs on a slice");
+    if (type == "tpu_pod") {
+        if (!tpu) issues.add("device.type", "is \"" + device + "\" but strategy.type 'tpu_pod' needs a TPU ('tpu-v2', 'tpu-v3', 'tpu-v4')");
+        if (!st.contains("slice")) {
+            issues.add("strategy.slice", "missing; 'tpu_pod' needs a slice, e.g. \"v3-32\"");
+            return;
+        }
+        if (st["replicas"].get<int64_t>() != 1)
+            issues.add("strategy.replicas", "is " + st["replicas"].dump() + " but 'tpu_pod' takes its replicas from strategy.slice");
+        engine::TpuSlice slice;
+        try {
+            slice = engine::parseTpuSlice(st["slice"].get<std::string>());
+        } catch (const std::invalid_argument& e) {
+            issues.add("strategy.slice", e.what());
+            return;
+        }
+        if (tpu && device != "tpu-v" + std::to_string(slice.generation))
+            issues.add("strategy.slice", "is \"" + slice.name + "\", a TPU v" + std::to_string(slice.generation) +
+                                             " slice, but device.type is \"" + device + "\"");
+        const engine::DeviceSpec* spec = engine::DeviceCatalog::builtin().find(device);
+        const int64_t replicas = spec && spec->tpu && spec->tpu->replica_is_chip ? slice.chips() : slice.cores;
+        const int64_t batch = x["train"]["batch_size"].get<int64_t>();
+        const int64_t global = st["batch_scope"] == "per_replica" ? batch * replicas : batch;
+        if (global % replicas != 0)
+            issues.add("train.batch_size", "is " + std::to_string(batch) + ": a global batch of " + std::to_string(global) +
+                                               " does not split evenly over the " + std::to_string(replicas) +
+                                               " replicas of " + slice.name + " (TPUs need static shapes)");
+    } else if (device != "cpu" && (type == "multi_worker" || type == "parameter_server")) {
+        issues.add("strategy.type", "is \"" + type + "\": on an emulated device (device.type \"" + device +
+                                        "\") use 'single', 'mirrored' or 'tpu_pod'; jobs of processes run on the CPU only");
+    }
+    if (tpu && type == "mirrored")
+        issues.add("strategy.type", "is 'mirrored' but device.type is a TPU: use 'tpu_pod' with a slice");
+    if (tpu && x["data"]["drop_remainder"] != true)
+        issues.add("data.drop_remainder", "must be true on a TPU: the MXUs need static shapes (every batch the same size)");
 }
 
 SchemaKey buildSchema() {
@@ -387,10 +434,11 @@ SchemaKey buildSchema() {
 
     const engine::StrategyConfig sc{};
     SchemaKey strategy = section("strategy", "How training is spread over devices (tf.distribute's strategies).", {
-        choice("type", sc.type, {"single", "mirrored", "multi_worker", "parameter_server"},
+        choice("type", sc.type, {"single", "mirrored", "multi_worker", "parameter_server", "tpu_pod"},
                "single: one device; mirrored: replicas in this process; multi_worker: one replica per process "
                "(Gloo); both synchronous all-reduce. parameter_server: asynchronous workers pushing to "
-               "parameter servers.",
+               "parameter servers. tpu_pod: synchronous data parallelism over the cores of an emulated TPU "
+               "slice (strategy.slice).",
                to(&Experiment::strategy, &engine::StrategyConfig::type)),
         integer("replicas", sc.replicas, Range::ge(1).le(64),
                 "mirrored: replicas in this process; multi_worker, parameter_server: worker processes (a TF_CONFIG, "
@@ -408,6 +456,10 @@ SchemaKey buildSchema() {
                [](const json& v, Experiment& out) { out.strategy.bucket_mb = v.get<double>(); }),
         flag("overlap", sc.overlap, "All-reduce each bucket while backward goes on (false: after backward).",
              to(&Experiment::strategy, &engine::StrategyConfig::overlap)),
+        text("slice", nullptr,
+             "tpu_pod: the TPU slice, e.g. 'v3-8', 'v3-32', ... 'v3-2048' (the number is TensorCores); its "
+             "generation must match device.type.",
+             to(&Experiment::strategy, &engine::StrategyConfig::slice)),
         integer("parameter_servers", sc.parameter_servers, Range::ge(1).le(64),
                 "parameter_server: parameter-server processes the variables are sharded over (a TF_CONFIG, when "
                 "given, decides).",
@@ -432,11 +484,39 @@ SchemaKey buildSchema() {
     });
 
     SchemaKey device = section("device", "The device the run stands for.", {
+        text("type", "cpu",
+             "'cpu': this host's CPU, timed on the wall clock. Or an emulated device from the device catalog "
+             "(docs/devices.md: 'v100-sxm2-16gb', 'a100-sxm4-40gb', 'a100-sxm4-80gb', 'h100-sxm5-80gb', "
+             "'tpu-v2', 'tpu-v3', 'tpu-v4', ...): the numerics run here, a virtual clock charges what that "
+             "device would take.",
+             [](const json& v, Experiment& out) { out.device.type = v.get<std::string>(); }),
+        choice("precision", "auto", {"auto", "fp32", "tf32", "bf16"},
+               "Matrix-product precision the virtual clock charges (auto: bf16 on TPUs, fp32 elsewhere). The "
+               "numerics stay fp32.",
+               [](const json& v, Experiment& out) { out.device.precision = v.get<std::string>(); }),
+        path("catalog", nullptr, "A device catalog of your own instead of the built-in one (docs/devices.md).",
+             [](const json& v, Experiment& out) { out.device.catalog = v.get<std::string>(); }),
+        number("infeed_seconds_per_batch", 0.0f, Range::ge(0).le(3600),
+               "Emulated devices: the host's time to make one global batch (0 = measure this host's input "
+               "pipeline before training). Pin it to make virtual time independent of this host.",
+               [](const json& v, Experiment& out) { out.device.infeed_seconds_per_batch = v.get<double>(); }),
+        number("price_per_hour", -1.0f, Range::ge(-1).le(1e6),
+               "USD per device-hour (a GPU, a TPU chip, or this host); -1 = the catalog's price.",
+               [](const json& v, Experiment& out) { out.device.price_per_hour = v.get<double>(); }),
         number("memory_mb", 0.0f, Range::ge(0).le(16777216),
                "Device memory in MiB the run's footprint is checked against, to stand in for a smaller "
-               "accelerator (0 = the host's RAM). A footprint of 90 % or more makes the run memory-bound "
-               "(capacity).",
+               "accelerator (0 = the host's RAM, or the emulated device's memory). A footprint of 90 % or more "
+               "makes the run memory-bound (capacity).",
                [](const json& v, Experiment& out) { out.device.memory_mb = v.get<double>(); }),
+    });
+    device.checks.push_back([](const json& s, const std::string& where, IssueList& issues) {
+        const std::string type = s["type"].get<std::string>();
+        if (type == "cpu" || s.contains("catalog")) return;  // a user catalog is checked when the run starts
+        if (!engine::DeviceCatalog::builtin().find(type)) {
+            std::string known;
+            for (const std::string& id : engine::DeviceCatalog::builtin().ids()) known += (known.empty() ? "" : ", ") + id;
+            issues.add(where + ".type", "is " + s["type"].dump() + ", not 'cpu' or a device of the catalog (" + known + ")");
+        }
     });
 
     // Validated with the file (known keys, values in range) but not part of the resolved experiment:
@@ -459,6 +539,7 @@ SchemaKey buildSchema() {
         device,
         sweep,
     });
+    root.checks.push_back(checkEmulatedDevice);
     return root;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <memory>
@@ -15,6 +16,9 @@
 #include "engine/checkpoint/trainingcheckpoint.h"
 #include "engine/data/pipeline/datasource.h"
 #include "engine/device/cpudevice.h"
+#include "engine/device/devicememory.h"
+#include "engine/device/opgraph.h"
+#include "engine/device/virtualclock.h"
 #include "engine/model/model.h"
 #include "engine/optim/optimizer.h"
 #include "engine/strategy/gloocollective.h"
@@ -26,6 +30,7 @@
 #include "engine/strategy/storeserver.h"
 #include "engine/train/trainer.h"
 #include "engine/util/errors.h"
+#include "app/run/deviceplan.h"
 #include "app/run/runprofiler.h"
 #include "profiler/store/runwriter.h"
 #include "profiler/trace/chrometrace.h"
@@ -87,10 +92,20 @@ struct Placement {
     std::string devices;  // "cpu:4" one device of 4 threads; "cpu:1x2" two replicas of 1 thread
 };
 
-Placement placementFor(const Experiment& x, const std::optional<engine::ClusterSpec>& cluster) {
+Placement placementFor(const Experiment& x, const std::optional<engine::ClusterSpec>& cluster,
+                       const DevicePlan& devices) {
     Placement p;
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const int threads = x.train.threads > 0 ? x.train.threads : cores;
+    if (devices.emulated) {
+        // The numerics of every emulated replica run here as one pass over the global batch, on
+        // every thread; the replicas are the virtual clock's.
+        p.replicas = devices.replicas;
+        p.threadsPerReplica = threads;
+        p.globalBatch = x.strategy.batch_scope == "per_replica" ? x.train.batch_size * p.replicas : x.train.batch_size;
+        p.devices = devices.devices;
+        return p;
+    }
     const bool async = x.strategy.type == "parameter_server";
     const bool replicated = x.strategy.type == "mirrored" || x.strategy.type == "multi_worker" || async;
     // parameter_server: the workers in the cluster spec (the chief only coordinates).
@@ -109,7 +124,7 @@ Placement placementFor(const Experiment& x, const std::optional<engine::ClusterS
     return p;
 }
 
-profiler::RunSpec specFor(const Experiment& x, const Placement& p) {
+profiler::RunSpec specFor(const Experiment& x, const Placement& p, const DevicePlan& d) {
     profiler::RunSpec spec;
     spec.name = x.name;
     if (!x.source_path.empty()) spec.experiment_file = x.source_path;
@@ -122,6 +137,10 @@ profiler::RunSpec specFor(const Experiment& x, const Placement& p) {
     spec.dataset = x.data.dataset;
     spec.model = x.model.preset.empty() ? "custom(" + std::to_string(x.model.layers.size()) + " layers)" : x.model.preset;
     if (x.train.target_accuracy > 0) spec.target_accuracy = x.train.target_accuracy;
+    spec.clock = d.emulated ? "virtual" : "wall";
+    if (!d.spec.id.empty()) spec.device_type = d.spec.id;
+    spec.device_count = d.device_count;
+    spec.price_per_device_hour = d.price_per_device_hour;
     return spec;
 }
 
@@ -283,6 +302,88 @@ std::vector<std::pair<std::string, std::string>> parameterServerAttributes(const
             {"ps.lost_workers", std::to_string(st.lost_workers)}};
 }
 
+// The host's time to make one global batch: the median of 8 batches of a pipeline of its own (after
+// 2 to warm up), unless the experiment pins it.
+double measureInfeed(const Experiment& x, int64_t globalBatch) {
+    if (x.device.infeed_seconds_per_batch > 0) return x.device.infeed_seconds_per_batch;
+    engine::TrainingData probe = engine::openTrainingData(x.data, globalBatch, x.train.seed);
+    probe.train->startEpoch(0);
+    std::vector<double> seconds;
+    for (int i = 0; i < 10; ++i) {
+        const auto t = std::chrono::steady_clock::now();
+        if (probe.train->next().count == 0) break;
+        if (i >= 2) seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count());
+    }
+    if (seconds.empty()) return 0.0;
+    std::sort(seconds.begin(), seconds.end());
+    return seconds[seconds.size() / 2];
+}
+
+std::string millis(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g ms", s * 1e3);
+    return buf;
+}
+
+// One replica's footprint against its memory, from the shapes alone (before anything is allocated
+// here): a model or batch that does not fit fails as it would on the device.
+engine::MemoryCheck fitOnDevice(const Experiment& x, const DevicePlan& plan, int64_t globalBatch,
+                                const engine::Dims& shape, int64_t classes) {
+    const int64_t perReplica = engine::replicaBatch(globalBatch, plan.replicas);
+    const engine::OpGraph graph = engine::trainingStepGraph(x.model, shape, classes, perReplica, x.optimizer);
+    engine::MemoryCheck memory = engine::checkMemory(graph, plan.spec, plan.precision);
+    if (!memory.fits) throw std::runtime_error(memory.message);
+    return memory;
+}
+
+// Sets a run on emulated devices up: the footprint against one replica's memory (a model that does
+// not fit fails as it would there), the host's infeed, and the virtual clock.
+std::unique_ptr<engine::VirtualClock> emulate(const Experiment& x, const DevicePlan& plan, int64_t globalBatch,
+                                              const engine::Dims& shape, int64_t classes,
+                                              const std::function<void(const std::string&)>& say,
+                                              profiler::RunWriter* writer) {
+    const int64_t perReplica = engine::replicaBatch(globalBatch, plan.replicas);
+    const engine::MemoryCheck memory = fitOnDevice(x, plan, globalBatch, shape, classes);
+    const double infeed = measureInfeed(x, globalBatch);
+    auto clock = std::make_unique<engine::VirtualClock>(virtualClockConfig(plan, x, infeed), x.model, shape, classes,
+                                                        x.optimizer);
+    const engine::VirtualStep& v = clock->stepCost(globalBatch);
+    say("emulating " + plan.devices + " (" + std::to_string(plan.replicas) + " replica" +
+        (plan.replicas == 1 ? "" : "s") + " of " + plan.spec.replicaLabel() + ", " +
+        engine::precisionName(plan.precision) + ", batch " + std::to_string(perReplica) + " each): a step takes " +
+        millis(v.seconds()) + " virtual (forward " + millis(v.forward_s) + ", backward " + millis(v.backward_s) +
+        ", optimizer " + millis(v.optimizer_s) + ", gradient exchange " + millis(v.comm_s) + " of which exposed " +
+        millis(v.exposed_comm_s) + ", overhead " + millis(v.overhead_s) + ", input wait " + millis(v.input_s) + ")");
+    if (plan.spec.kind == engine::DeviceKind::Tpu && v.matrix_utilisation < 0.5)
+        say("note: the MXUs are " + std::to_string(static_cast<int>(std::lround(v.matrix_utilisation * 100))) + " % utilised: matrix dimensions are padded "
+            "to multiples of 128 (feature sizes) and 8 (batch); sizes that are multiples of 128 waste less");
+    if (memory.near_capacity) say("note: " + memory.message);
+    if (writer)
+        writer->attributes({{"virtual.device", plan.spec.id},
+                            {"virtual.replicas", std::to_string(plan.replicas)},
+                            {"virtual.precision", engine::precisionName(plan.precision)},
+                            {"virtual.topology", plan.topology ? plan.topology->describe() : "none"},
+                            {"virtual.infeed_seconds_per_batch", shortNumber(infeed)},
+                            {"virtual.step_seconds", shortNumber(v.seconds())},
+                            {"virtual.matrix_utilisation", shortNumber(v.matrix_utilisation)},
+                            {"virtual.memory_fraction", shortNumber(memory.fraction)}});
+    return clock;
+}
+
+// What the profiler records of a run on emulated devices: one replica's step on the device.
+RunProfiler::Emulation emulationProfile(engine::VirtualClock& clock, const DevicePlan& plan, int64_t globalBatch) {
+    RunProfiler::Emulation e;
+    e.timing = clock.replicaTiming(globalBatch);
+    e.graph = engine::trainingStepGraph(clock.modelSpec(), clock.sampleShape(), clock.numClasses(),
+                                        engine::replicaBatch(globalBatch, plan.replicas), clock.optimizerConfig());
+    e.activation_bytes = engine::checkMemory(e.graph, plan.spec, plan.precision).activation_bytes;
+    e.replica_memory_bytes = plan.replica_memory_bytes;
+    e.replica_label = plan.spec.replicaLabel();
+    e.peak_gflops = plan.spec.replicaMatrixFlops(plan.precision) * 1e-9;
+    e.bandwidth_gbs = plan.spec.replicaBandwidthBytesPerS() * 1e-9;
+    return e;
+}
+
 }  // namespace
 
 RunOutcome runExperiment(const RunRequest& request) {
@@ -293,7 +394,8 @@ RunOutcome runExperiment(const RunRequest& request) {
     if ((multiWorker || parameterServer) && !request.cluster)
         throw std::invalid_argument("a " + x.strategy.type + " experiment runs as a job of processes: start it with "
                                     "`trainbench-cli run`, or each task with `trainbench-cli worker` and TF_CONFIG");
-    const Placement place = placementFor(x, request.cluster);
+    const DevicePlan devicePlan = planDevices(x);
+    const Placement place = placementFor(x, request.cluster, devicePlan);
     if (parameterServer) {
         const engine::ClusterSpec& c = *request.cluster;
         if (c.chief.empty())
@@ -333,7 +435,7 @@ RunOutcome runExperiment(const RunRequest& request) {
             writer.emplace(request.dbPath, profiler::ResumeRun{profiler::RunId{runIdFromMetadata(*resumeFrom)},
                                                                progress->step});
         else
-            writer.emplace(request.dbPath, specFor(x, place));
+            writer.emplace(request.dbPath, specFor(x, place, devicePlan));
     }
     RunOutcome out;
     if (writer) out.id = writer->runId();
@@ -354,6 +456,7 @@ RunOutcome runExperiment(const RunRequest& request) {
         if (writer && (data.choice.autotuned || engine::usesStreamingPipeline(x.data)))
             writer->attributes(pipelineAttributes(data));
         const engine::Dims shape{data.channels, data.height, data.width};
+        if (devicePlan.emulated) fitOnDevice(x, devicePlan, place.globalBatch, shape, data.num_classes);
         std::unique_ptr<engine::CpuDevice> device;
         std::unique_ptr<engine::Model> model;
         std::unique_ptr<engine::Optimizer> optimizer;
@@ -382,7 +485,7 @@ RunOutcome runExperiment(const RunRequest& request) {
                                                                        data.num_classes, x.optimizer, x.train.seed);
             psStrategy = p.get();
             strategy = std::move(p);
-        } else if (x.strategy.type == "mirrored") {
+        } else if (x.strategy.type == "mirrored" && !devicePlan.emulated) {
             strategy = std::make_unique<engine::MirroredStrategy>(place.replicas, place.threadsPerReplica, x.model, shape,
                                                                   data.num_classes, x.optimizer, x.train.seed,
                                                                   x.strategy.bucket_mb, x.strategy.overlap);
@@ -392,16 +495,29 @@ RunOutcome runExperiment(const RunRequest& request) {
             optimizer = engine::Optimizer::create(x.optimizer, model->paramCount());
             strategy = std::make_unique<engine::SingleStrategy>(*model, *optimizer);
         }
-        say("model: " + std::to_string(strategy->model().paramCount()) + " parameters; " + strategy->name() + " on " +
-            place.devices + " (threads x replicas), global batch " + std::to_string(place.globalBatch));
+        if (devicePlan.emulated)
+            say("model: " + std::to_string(strategy->model().paramCount()) + " parameters; " + x.strategy.type + " on " +
+                place.devices + " (emulated: " + std::to_string(place.replicas) + " replica(s), numerics on " +
+                std::to_string(place.threadsPerReplica) + " host thread(s)), global batch " +
+                std::to_string(place.globalBatch));
+        else
+            say("model: " + std::to_string(strategy->model().paramCount()) + " parameters; " + strategy->name() + " on " +
+                place.devices + " (threads x replicas), global batch " + std::to_string(place.globalBatch));
         if (resumeFrom) {
             strategy->restore(*resumeFrom);
             say("resumed from " + x.train.checkpoint_path + " at step " + std::to_string(progress->step));
         }
         engine::Trainer trainer(*strategy, *data.train, data.test, x.train);
+        std::unique_ptr<engine::VirtualClock> virtualClock;
+        if (devicePlan.emulated) {
+            virtualClock = emulate(x, devicePlan, place.globalBatch, shape, data.num_classes, say,
+                                   writer ? &*writer : nullptr);
+            trainer.setClock(virtualClock.get());
+        }
         // The process that records the run profiles it (a parameter_server chief trains nothing itself).
         if (writer && !parameterServer) {
             profile.emplace(x, request.dbPath, place.threadsPerReplica, request.log);
+            if (virtualClock) profile->setEmulation(emulationProfile(*virtualClock, devicePlan, place.globalBatch));
             profile->start(*strategy, std::max<int64_t>(1, place.globalBatch / std::max(1, place.replicas)));
         }
         // Every replica holds the same parameters; the chief (or the only process) saves them.
@@ -440,7 +556,10 @@ RunOutcome runExperiment(const RunRequest& request) {
                 std::to_string(ts.events) + " events -> " + path +
                 (ts.windowOpened ? "" : " (the run ended before the window opened: no steps in it)"));
         }
-        if (profile) profile->finish(*strategy, *writer, rank);
+        if (profile) {
+            profile->setEmulatedSteps(summary->steps);
+            profile->finish(*strategy, *writer, rank);
+        }
         strategy->finish();
         if (psStrategy && writer)
             writer->attributes(parameterServerAttributes(psStrategy->stats(), request.cluster->ps.size()));

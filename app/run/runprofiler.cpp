@@ -27,8 +27,38 @@ RunProfiler::RunProfiler(const Experiment& experiment, std::string dbPath, int t
 
 RunProfiler::~RunProfiler() = default;
 
+std::vector<engine::prof::OpRow> RunProfiler::emulatedOpRows() const {
+    std::vector<engine::prof::OpRow> rows;
+    for (size_t i = 0; i < emulation_->graph.ops.size(); ++i) {
+        const engine::OpDesc& op = emulation_->graph.ops[i];
+        engine::prof::OpRow r;
+        r.kind = op.cost.kind;
+        r.shape = op.cost.shape;
+        r.calls = op.calls * emulatedSteps_;
+        r.seconds = static_cast<double>(r.calls) * emulation_->timing.ops[i].seconds;
+        r.flops = op.cost.flops;
+        r.bytes = emulation_->timing.ops[i].bytes;  // at the run's precision (bf16 moves half)
+        if (r.calls > 0) rows.push_back(std::move(r));
+    }
+    return engine::prof::mergeOpRows({rows});
+}
+
+void RunProfiler::setEmulation(Emulation emulation) { emulation_ = std::move(emulation); }
+
 void RunProfiler::start(engine::Strategy& strategy, int64_t batchPerReplica) {
     const double deviceBytes = experiment_.device.memory_mb * 1024.0 * 1024.0;
+    if (emulation_) {
+        footprint_.params_bytes = emulation_->graph.params_bytes;
+        footprint_.grads_bytes = emulation_->graph.grads_bytes;
+        footprint_.optimizer_bytes = emulation_->graph.optimizer_bytes;
+        footprint_.activation_bytes = emulation_->activation_bytes;
+        footprint_.device_bytes = deviceBytes > 0 ? deviceBytes : emulation_->replica_memory_bytes;
+        footprint_.device_source = deviceBytes > 0 ? "device.memory_mb" : emulation_->replica_label + " memory";
+        watch_ = std::make_unique<profiler::MemoryWatch>();
+        counters_.start();
+        started_ = true;
+        return;
+    }
     footprint_ = profiler::footprintOf(strategy.model(), batchPerReplica,
                                        profiler::optimizerStateFloatsPerParam(experiment_.optimizer), deviceBytes);
     // Each mirrored replica in this process holds its own copy of everything.
@@ -72,11 +102,17 @@ void RunProfiler::finish(engine::Strategy& strategy, profiler::RunWriter& writer
     put("hw.cache_references", hw.cache_references);
     put("hw.cache_misses", hw.cache_misses);
     if (hw.available) a.emplace_back("hw.seconds", number(hw.seconds));
+    if (emulation_) {
+        a.emplace_back("roofs.source", emulation_->replica_label);
+        a.emplace_back("roofs.peak_gflops", number(emulation_->peak_gflops));
+        a.emplace_back("roofs.bandwidth_gbs", number(emulation_->bandwidth_gbs));
+    }
     writer.attributes(a);
-    writer.opStats(rank, strategy.opStats());
+    writer.opStats(rank, emulation_ ? emulatedOpRows() : strategy.opStats());
 }
 
 void RunProfiler::calibrate() const {
+    if (emulation_) return;  // the roofs are the emulated device's
     try {
         const profiler::MachineRoofs roofs = profiler::roofsFor(dbPath_, threads_);
         if (log_) {

@@ -10,6 +10,8 @@
 #include <string>
 
 #include "app/experiment/experiment.h"
+#include "engine/device/devicetiming.h"
+#include "engine/device/opdesc.h"
 #include "engine/strategy/strategy.h"
 #include "engine/train/records.h"
 #include "profiler/machine/memorywatch.h"
@@ -31,6 +33,26 @@ public:
     // After training: memory, counters and per-op statistics into the run's record.
     void finish(engine::Strategy& strategy, profiler::RunWriter& writer, int rank);
 
+    // A run on emulated devices (before start()): its footprint is one replica's, against that
+    // replica's memory; its per-op statistics are the virtual clock's (each op of the step graph at
+    // its emulated time, over `steps` steps, set before finish()); its roofs are the device's.
+    struct Emulation {
+        engine::OpGraph graph;          // one replica's step
+        engine::StepTiming timing;      // of that graph on the device
+        double activation_bytes = 0.0;  // at the run's precision
+        double replica_memory_bytes = 0.0;
+        std::string replica_label;      // "tpu-v3 core"
+        double peak_gflops = 0.0;       // the replica's matrix rate at the run's precision
+        double bandwidth_gbs = 0.0;     // the replica's memory bandwidth
+    };
+    void setEmulation(Emulation emulation);
+    void setEmulatedSteps(int64_t steps) { emulatedSteps_ = steps; }
+
+private:
+    std::vector<engine::prof::OpRow> emulatedOpRows() const;
+
+public:
+
     // After training, once this process's part in a job is over: the roofs, cached, else measured
     // now. Not before the first step: a job's other ranks would wait for this one in their first
     // all-reduce, under the job's timeout, while it measures for seconds on a loaded machine.
@@ -47,6 +69,8 @@ private:
     int threads_;
     std::function<void(const std::string&)> log_;
     profiler::MemoryFootprint footprint_;
+    std::optional<Emulation> emulation_;
+    int64_t emulatedSteps_ = 0;
     std::unique_ptr<profiler::MemoryWatch> watch_;
     profiler::PerfCounters counters_;
     bool started_ = false;

@@ -5,7 +5,8 @@
 namespace trainbench::engine {
 
 struct StrategyConfig {
-    std::string type = "single";   // single | mirrored | multi_worker | parameter_server
+    std::string type = "single";   // single | mirrored | multi_worker | parameter_server | tpu_pod
+    std::string slice;             // tpu_pod: the TPU slice, e.g. "v3-32" (its replicas: the slice's cores)
     int replicas = 1;              // mirrored: replicas in this process; multi_worker, parameter_server: worker processes
     int parameter_servers = 1;     // parameter_server: processes holding the variables
     int threads_per_replica = 0;   // compute threads of each replica (0: train.threads split evenly)

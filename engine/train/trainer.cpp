@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <utility>
 
 #include "engine/layers/softmaxcrossentropy.h"
@@ -90,6 +91,12 @@ EvalRecord Trainer::evaluate(int64_t step, int64_t epoch) {
     e.accuracy = test_.count ? static_cast<double>(correct) / static_cast<double>(test_.count) : 0.0;
     e.eval_seconds = secondsSince(start);
     return e;
+}
+
+void Trainer::setClock(StepClock* clock) {
+    if (clock && strategy_.asynchronous())
+        throw std::logic_error(strategy_.name() + " is asynchronous: its steps cannot run on a virtual clock");
+    clock_ = clock;
 }
 
 RunSummary Trainer::run(TrainObserver& observer, const TrainProgress* resume, const CheckpointHook& checkpoint) {
@@ -191,6 +198,7 @@ RunSummary Trainer::run(TrainObserver& observer, const TrainProgress* resume, co
         drain();
         strategy_.fetchState(/*optimizerToo=*/false);
         EvalRecord e = evaluate(step, epoch);
+        if (clock_) clock_->eval(e);
         e.wall_seconds = s.train_seconds;
         s.eval_seconds += e.eval_seconds;
         ++s.evaluations;
@@ -198,7 +206,7 @@ RunSummary Trainer::run(TrainObserver& observer, const TrainProgress* resume, co
         s.best_accuracy = std::max(s.best_accuracy, e.accuracy);
         lastEvalStep = step;
         observer.onEval(e);
-        evalSecondsSinceStep += secondsSince(evalStart);
+        evalSecondsSinceStep += clock_ ? e.eval_seconds : secondsSince(evalStart);
         if (config_.target_accuracy > 0.0 && !s.time_to_target && e.accuracy >= config_.target_accuracy) {
             s.time_to_target = s.train_seconds;
             s.step_at_target = step;
@@ -268,6 +276,10 @@ RunSummary Trainer::run(TrainObserver& observer, const TrainProgress* resume, co
             rec.step_seconds = secondsSince(t0);
             stepZone.end();
             recordPhases(rec, prof::takePhases(), inputSeconds);
+            if (clock_) {
+                s.host_seconds += rec.step_seconds;
+                clock_->step(rec);
+            }
             rec.eval_seconds = std::exchange(evalSecondsSinceStep, 0.0);
             rec.checkpoint_seconds = std::exchange(checkpointSecondsSinceStep, 0.0);
             observer.onStepEnd(step);

@@ -11,6 +11,7 @@
 #include "engine/optim/optimizer.h"
 #include "engine/strategy/strategy.h"
 #include "engine/train/records.h"
+#include "engine/train/stepclock.h"
 #include "engine/train/trainconfig.h"
 #include "engine/train/trainobserver.h"
 
@@ -41,6 +42,10 @@ public:
     // Loss and accuracy of the current parameters on the test set.
     EvalRecord evaluate(int64_t step, int64_t epoch);
     TrainPlan plan() const;
+    // Times steps and evaluations on `clock` (not owned; null: this host's wall clock). The summary's
+    // host_seconds then holds the host's own training time. std::logic_error for an asynchronous
+    // strategy (its steps overlap on workers; the virtual clock charges synchronous steps).
+    void setClock(StepClock* clock);
 
     // Steps at the start of a run left out of the steady-state throughput (warm-up, first plans).
     static constexpr int64_t kWarmupSteps = 20;
@@ -51,7 +56,8 @@ private:
     InputPipeline& train_;
     const EvalSet& test_;
     TrainConfig config_;
-    AlignedBuffer evalX_;  // the model may write its input (in-place first layers): eval copies here
+    AlignedBuffer evalX_;
+    StepClock* clock_ = nullptr;  // the model may write its input (in-place first layers): eval copies here
 };
 
 }  // namespace trainbench::engine

@@ -116,6 +116,15 @@ ProfileInput RunStore::profileInput(RunId id) {
     if (auto threads = numberAttribute(attrs, "profile.threads")) in.threads = static_cast<int>(*threads);
     if (auto cores = numberAttribute(attrs, "profile.host_cores")) in.host_cores = static_cast<int>(*cores);
     in.roofs = cachedRoofs(*db_, row->host, in.threads);
+    // A run on emulated devices carries its device's roofs: the roofline is the device's, not this host's.
+    if (auto peak = numberAttribute(attrs, "roofs.peak_gflops")) {
+        MachineRoofs r;
+        r.host = attrs.count("roofs.source") ? attrs["roofs.source"] : row->devices;
+        r.threads = in.threads;
+        r.peak_gflops = *peak;
+        r.bandwidth_gbs = numberAttribute(attrs, "roofs.bandwidth_gbs").value_or(0.0);
+        in.roofs = r;
+    }
     if (auto device = numberAttribute(attrs, "memory.device_bytes")) {
         MemoryFootprint m;
         m.params_bytes = numberAttribute(attrs, "memory.params_bytes").value_or(0.0);

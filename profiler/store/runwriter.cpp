@@ -24,6 +24,10 @@ constexpr std::string_view kNow = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 // A finished run's cost: its devices and host at their prices over the billed time, the training
 // and evaluation seconds (?11 and ?12 of the final UPDATE, the values being written). NULL when no
 // price is known. RunRow::costPerSecond() is the same rate.
+// The scale columns come from the plan.* attributes the run recorded when it started (the data and
+// the model are known only once they are loaded, after the run row exists).
+constexpr std::string_view kPlanAttribute =
+    "(SELECT CAST(value AS INTEGER) FROM run_attributes WHERE run_id = ?1 AND key = ";
 constexpr std::string_view kCostExpression =
     "CASE WHEN price_per_device_hour IS NULL AND host_price_per_hour IS NULL THEN NULL ELSE "
     "(coalesce(device_count, 1) * coalesce(price_per_device_hour, 0) + coalesce(host_price_per_hour, 0)) * "
@@ -433,7 +437,9 @@ void RunWriter::write(const Batch& batch, const Final* final) {
                     "step_at_target = ?10, train_seconds = ?11, eval_seconds = ?12, "
                     "throughput = ?13, stop_reason = ?14, input_seconds = ?15, skipped_records = ?16, "
                     "comm_seconds = ?17, wait_seconds = ?18, host_seconds = ?19, cost = " +
-                    std::string(kCostExpression) + " WHERE id = ?1");
+                    std::string(kCostExpression) + ", train_examples = coalesce(train_examples, " +
+                    std::string(kPlanAttribute) + "'plan.train_examples')), param_count = coalesce(param_count, " +
+                    std::string(kPlanAttribute) + "'plan.param_count')) WHERE id = ?1");
                 update.bindInt(1, runId_.value)
                     .bindText(2, runStatusName(final->status))
                     .bindText(3, message)

@@ -53,7 +53,7 @@ const std::vector<ActionKey>& actionKeys() {
         boolean("train.stop_at_target", false),
         integer("train.threads", 0, 0, 1024),
         integer("train.checkpoint_every_steps", 0, 0),
-        choice("strategy.type", "single", {"single", "mirrored", "multi_worker", "parameter_server"}),
+        choice("strategy.type", "single", {"single", "mirrored", "multi_worker", "parameter_server", "tpu_pod"}),
         integer("strategy.replicas", 1, 1, 64),
         integer("strategy.threads_per_replica", 0, 0, 1024),
         number("strategy.bucket_mb", 1.0, 0.0, 1024.0),

@@ -1,0 +1,20 @@
+#pragma once
+// Which clock a run's durations are on. By default the trainer times steps and evaluations on this
+// host's steady clock; a run on emulated devices gives it a virtual clock instead
+// (engine/device/virtualclock.h), which replaces each measured duration with what the target
+// hardware would take. The numerics are the same either way.
+#include "engine/train/records.h"
+
+namespace trainbench::engine {
+
+class StepClock {
+public:
+    virtual ~StepClock() = default;
+    // A synchronous step was measured: rewrite step_seconds, its breakdown (input, forward,
+    // backward, optimizer, exposed communication, other) and comm/wait seconds in this clock.
+    virtual void step(StepRecord& record) = 0;
+    // An evaluation of `record.samples` test examples was measured: rewrite eval_seconds.
+    virtual void eval(EvalRecord& record) = 0;
+};
+
+}  // namespace trainbench::engine
