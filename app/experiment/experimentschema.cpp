@@ -117,6 +117,17 @@ SchemaKey::StoreLayer toLayer(Field LayerSpec::*field) {
     return [field](const json& v, LayerSpec& out) { out.*field = v.get<Field>(); };
 }
 
+// Batch norm's keys (Keras' names and defaults), for batch_norm and the bottleneck's batch norms.
+SchemaKey batchNormMomentum() {
+    return layerKey("momentum", SchemaType::Number, shortest(LayerSpec{}.momentum), Range::ge(0).le(1),
+                    "Running statistics: running = momentum * running + (1 - momentum) * batch statistic.",
+                    toLayer(&LayerSpec::momentum));
+}
+SchemaKey batchNormEpsilon() {
+    return layerKey("epsilon", SchemaType::Number, shortest(LayerSpec{}.epsilon), Range::gt(0).le(1),
+                    "Added to the variance before its square root.", toLayer(&LayerSpec::epsilon));
+}
+
 std::vector<LayerType> layerTypes() {
     using engine::LayerKind;
     const Range spatial = Range::ge(1).le(64);
@@ -138,18 +149,64 @@ std::vector<LayerType> layerTypes() {
               k.required = false;
               k.defaultFrom = "size";
               return k;
-          }()}},
+          }(),
+          layerKey("padding", SchemaType::Integer, 0, Range::ge(0).le(32),
+                   "Cells added on each side, never the maximum; at most half the window (ResNet's stem: size 3, "
+                   "stride 2, padding 1).",
+                   toLayer(&LayerSpec::padding))}},
         {"relu", LayerKind::ReLU, "max(0, x), element-wise.", {}},
         {"flatten", LayerKind::Flatten, "[batch, c, h, w] -> [batch, c*h*w]; needed before the first dense layer.", {}},
         {"dropout", LayerKind::Dropout, "Zeroes activations with probability rate while training.",
          {layerKey("rate", SchemaType::Number, nullptr, Range::ge(0).lt(1), "Probability of dropping an activation.",
                    toLayer(&LayerSpec::rate))}},
+        {"batch_norm", LayerKind::BatchNorm,
+         "Batch normalization per channel (per feature after a dense layer), with a learned scale and shift; "
+         "evaluation uses the running statistics.",
+         {batchNormMomentum(), batchNormEpsilon()}},
+        {"global_avg_pool", LayerKind::GlobalAvgPool,
+         "[batch, c, h, w] -> [batch, c]: the mean of each channel (ResNet's head).", {}},
+        {"bottleneck", LayerKind::Bottleneck,
+         "ResNet's bottleneck residual block: conv 1x1, 3x3 (with the stride), 1x1 (4 x filters channels), each "
+         "followed by batch norm, plus a shortcut, then ReLU.",
+         {layerKey("filters", SchemaType::Integer, nullptr, Range::ge(1).le(4096),
+                   "Bottleneck width; the block outputs 4 x filters channels.", toLayer(&LayerSpec::filters)),
+          layerKey("stride", SchemaType::Integer, 1, Range::ge(1).le(8),
+                   "Stride of the 3x3 convolution (and of the shortcut's projection): 2 halves the image.",
+                   toLayer(&LayerSpec::stride)),
+          batchNormMomentum(), batchNormEpsilon()}},
     };
 }
 
+// Layers that need an image [channels, height, width] cannot come after one that made the data
+// flat: no input fits such a list, so it is refused before anything runs. And a pooling window must
+// overlap the image whatever its size: padding at most half the window.
+void checkLayerOrder(const json& model, const std::string& where, IssueList& issues) {
+    const auto layers = model.find("layers");
+    if (layers == model.end()) return;
+    std::optional<std::size_t> flatAt;
+    for (std::size_t i = 0; i < layers->size(); ++i) {
+        const json& layer = (*layers)[i];
+        const std::string type = layer.at("type").get<std::string>();
+        const std::string at = where + ".layers[" + std::to_string(i) + "]";
+        const bool needsImage = type == "conv2d" || type == "maxpool2d" || type == "bottleneck" || type == "global_avg_pool";
+        if (needsImage && flatAt) {
+            issues.add(at, "a " + type + " layer needs an image [channels, height, width], but layer " +
+                               std::to_string(*flatAt) + " (" + (*layers)[*flatAt].at("type").get<std::string>() +
+                               ") has made the data flat; put image layers before flatten, dense and global_avg_pool");
+            return;
+        }
+        if (!flatAt && (type == "flatten" || type == "dense" || type == "global_avg_pool")) flatAt = i;
+        if (type == "maxpool2d" && 2 * layer.at("padding").get<int>() > layer.at("size").get<int>())
+            issues.add(at + ".padding", "must be at most half the window (size " + layer.at("size").dump() +
+                                            "), got " + layer.at("padding").dump());
+    }
+}
+
 SchemaKey modelSection() {
-    SchemaKey preset = choice("preset", nullptr, {"logreg", "mlp", "cnn"},
-                              "A ready model: logreg (flatten, dense 10), mlp (benchmark W1), cnn (benchmark W2).",
+    SchemaKey preset = choice("preset", nullptr, engine::presetNames(),
+                              "A ready model: logreg (flatten, dense 10), mlp (benchmark W1), cnn (benchmark W2), "
+                              "resnet_small (a small residual network for 28x28 images), resnet50 (ResNet-50, "
+                              "25.6 M parameters at 1000 classes).",
                               [](const json& v, Experiment& out) {
                                   out.model.preset = v.get<std::string>();
                                   out.model.layers = engine::presetLayers(out.model.preset);
@@ -159,6 +216,7 @@ SchemaKey modelSection() {
     SchemaKey model = section("model", "What is trained. Give exactly one of preset and layers.", {preset, layers});
     model.required = true;
     model.oneOf = {"preset", "layers"};
+    model.checks.push_back(checkLayerOrder);
     return model;
 }
 

@@ -492,6 +492,8 @@ RunOutcome runExperiment(const RunRequest& request) {
         } else {
             device = std::make_unique<engine::CpuDevice>(place.threadsPerReplica);
             model = std::make_unique<engine::Model>(x.model, shape, data.num_classes, *device, x.train.seed);
+            // Emulated replicas each normalise their own part of the batch (per-core batch norm).
+            if (devicePlan.emulated && devicePlan.replicas > 1) model->setStatisticsShards(devicePlan.replicas);
             optimizer = engine::Optimizer::create(x.optimizer, model->paramCount());
             strategy = std::make_unique<engine::SingleStrategy>(*model, *optimizer);
         }
@@ -528,7 +530,8 @@ RunOutcome runExperiment(const RunRequest& request) {
                                 {"checkpoint.every_steps", std::to_string(x.train.checkpoint_every_steps)}});
             hook = [&](const engine::TrainProgress& at) {
                 engine::CheckpointWriter w;
-                engine::saveTraining(w, strategy->model().params(), strategy->model().paramCount(), strategy->optimizer());
+                engine::saveTraining(w, strategy->model().params(), strategy->model().paramCount(), strategy->optimizer(),
+                                     strategy->model().state());
                 w.setMetadata(progressMetadata(at, out.id.value));
                 w.commit(checkpointPath);
             };

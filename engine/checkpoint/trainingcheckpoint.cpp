@@ -59,6 +59,23 @@ void checkFloats(const Checkpoint& ck, const std::string& name, size_t expected,
                           std::to_string(expected) + " (" + why + ")");
 }
 
+// The model state must be there exactly when the model keeps some, and of its size.
+void checkModelState(const Checkpoint& ck, size_t expected) {
+    if (expected == 0) {
+        if (ck.has(kModelStateShard) && !ck.bytes(kModelStateShard).empty())
+            throw CheckpointError(ck.path() + ": the checkpoint holds model state (shard '" + std::string(kModelStateShard) +
+                                  "': batch norm running statistics) but this model keeps none; it was saved from "
+                                  "another model");
+        return;
+    }
+    if (!ck.has(kModelStateShard))
+        throw CheckpointError(ck.path() + ": the checkpoint has no shard '" + std::string(kModelStateShard) +
+                              "' with this model's " + std::to_string(expected) +
+                              " values of batch norm running statistics (it was saved from a model without batch "
+                              "norm, or by a build that did not save them)");
+    checkFloats(ck, kModelStateShard, expected, "the model's batch norm running statistics");
+}
+
 void copyOut(const Checkpoint& ck, const std::string& name, float* dst) {
     const std::vector<uint8_t>& b = ck.bytes(name);
     if (!b.empty()) std::memcpy(dst, b.data(), b.size());
@@ -66,17 +83,21 @@ void copyOut(const Checkpoint& ck, const std::string& name, float* dst) {
 
 }  // namespace
 
-void saveTraining(CheckpointWriter& writer, const float* params, int64_t count, Optimizer& optimizer) {
+void saveTraining(CheckpointWriter& writer, const float* params, int64_t count, Optimizer& optimizer,
+                  std::span<const float> modelState) {
     writer.addFloats(kParamsShard, {params, checkedCount(count)});
+    if (!modelState.empty()) writer.addFloats(kModelStateShard, modelState);
     const std::vector<OptimizerStateSpan> state = optimizer.state();
     const std::string list = joined(namesOf(state), "\n");
     writer.add(kOptimizerStateShard, list.data(), list.size());
     for (const OptimizerStateSpan& s : state) writer.addFloats(s.name, s.values);
 }
 
-void restoreTraining(const Checkpoint& ck, float* params, int64_t count, Optimizer& optimizer) {
+void restoreTraining(const Checkpoint& ck, float* params, int64_t count, Optimizer& optimizer,
+                     std::span<float> modelState) {
     const size_t n = checkedCount(count);
     checkFloats(ck, kParamsShard, n, "the model's parameter count");
+    checkModelState(ck, modelState.size());
     const std::vector<OptimizerStateSpan> state = optimizer.state();
     // Another optimizer's state (Adam's moments into SGD, say) would resume a different run.
     const std::vector<std::string> saved = savedStateNames(ck), wanted = namesOf(state);
@@ -87,14 +108,17 @@ void restoreTraining(const Checkpoint& ck, float* params, int64_t count, Optimiz
         checkFloats(ck, s.name, s.values.size(), "the size of this optimizer's '" + s.name + "'");
 
     copyOut(ck, kParamsShard, params);
+    if (!modelState.empty()) copyOut(ck, kModelStateShard, modelState.data());
     for (const OptimizerStateSpan& s : state) copyOut(ck, s.name, s.values.data());
     optimizer.stateRestored();
 }
 
-void restoreParams(const Checkpoint& ck, float* params, int64_t count) {
+void restoreParams(const Checkpoint& ck, float* params, int64_t count, std::span<float> modelState) {
     const size_t n = checkedCount(count);
     checkFloats(ck, kParamsShard, n, "the model's parameter count");
+    checkModelState(ck, modelState.size());
     copyOut(ck, kParamsShard, params);
+    if (!modelState.empty()) copyOut(ck, kModelStateShard, modelState.data());
 }
 
 }  // namespace trainbench::engine

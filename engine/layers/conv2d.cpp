@@ -83,12 +83,11 @@ std::unique_ptr<Conv2D::Plan> Conv2D::makePlan(int64_t batch, bool training) {
     p->dst = Tensor(fwdPd.dst_desc(), eng);
     using opcost::Pass;
     const Dims srcDims = batchDims(batch, in_), dstDims = batchDims(batch, out_);
-    prof::OpStats& ops = device_.ops();
-    p->fwdOp = ops.add(opcost::convolution(Pass::Forward, srcDims, dstDims, kernel_, hasBias_, fusedReLU_));
+    p->fwdOp = addOp(opcost::convolution(Pass::Forward, srcDims, dstDims, kernel_, hasBias_, fusedReLU_));
     if (training) {
-        p->bwdWeightsOp = ops.add(opcost::convolution(Pass::BackwardWeights, srcDims, dstDims, kernel_, hasBias_, false));
+        p->bwdWeightsOp = addOp(opcost::convolution(Pass::BackwardWeights, srcDims, dstDims, kernel_, hasBias_, false));
         if (needsInputGrad_)
-            p->bwdDataOp = ops.add(opcost::convolution(Pass::BackwardData, srcDims, dstDims, kernel_, hasBias_, false));
+            p->bwdDataOp = addOp(opcost::convolution(Pass::BackwardData, srcDims, dstDims, kernel_, hasBias_, false));
         // Backward primitives see exactly the forward's activation layouts, so no reorders in between.
         auto bwDesc = hasBias_
             ? dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, p->srcMd, wAny, bMd,
@@ -162,14 +161,14 @@ void Conv2D::describeOps(int64_t batch, bool training, std::vector<OpDesc>& out)
     // dW[F x C*K*K] = dY^T col, dcol = dY W (then col2im); each has the forward's multiply-adds.
     const Dims src = batchDims(batch, in_), dst = batchDims(batch, out_);
     const int64_t pixels = batch * out_[1] * out_[2], patch = inChannels_ * kernel_ * kernel_;
-    out.emplace_back(opcost::convolution(Pass::Forward, src, dst, kernel_, hasBias_, fusedReLU_), StepPart::Forward,
-                     MatrixShape{pixels, filters_, patch});
+    out.push_back(describedOp(opcost::convolution(Pass::Forward, src, dst, kernel_, hasBias_, fusedReLU_), StepPart::Forward,
+                     MatrixShape{pixels, filters_, patch}));
     if (!training) return;
-    out.emplace_back(opcost::convolution(Pass::BackwardWeights, src, dst, kernel_, hasBias_, false),
-                     StepPart::Backward, MatrixShape{filters_, patch, pixels});
+    out.push_back(describedOp(opcost::convolution(Pass::BackwardWeights, src, dst, kernel_, hasBias_, false),
+                     StepPart::Backward, MatrixShape{filters_, patch, pixels}));
     if (needsInputGrad_)
-        out.emplace_back(opcost::convolution(Pass::BackwardData, src, dst, kernel_, hasBias_, false),
-                         StepPart::Backward, MatrixShape{pixels, patch, filters_});
+        out.push_back(describedOp(opcost::convolution(Pass::BackwardData, src, dst, kernel_, hasBias_, false),
+                         StepPart::Backward, MatrixShape{pixels, patch, filters_}));
 }
 
 }  // namespace trainbench::engine

@@ -62,12 +62,11 @@ std::unique_ptr<Dense::Plan> Dense::makePlan(int64_t batch, bool training) {
     p->fwd = dnnl::inner_product_forward(fwdPd);
     p->dst = Tensor(dstMd, eng);
     using opcost::Pass;
-    prof::OpStats& ops = device_.ops();
-    p->fwdOp = ops.add(opcost::innerProduct(Pass::Forward, batch, inFeatures_, units_, hasBias_, fusedReLU_));
+    p->fwdOp = addOp(opcost::innerProduct(Pass::Forward, batch, inFeatures_, units_, hasBias_, fusedReLU_));
     if (training) {
-        p->bwdWeightsOp = ops.add(opcost::innerProduct(Pass::BackwardWeights, batch, inFeatures_, units_, hasBias_, false));
+        p->bwdWeightsOp = addOp(opcost::innerProduct(Pass::BackwardWeights, batch, inFeatures_, units_, hasBias_, false));
         if (needsInputGrad_)
-            p->bwdDataOp = ops.add(opcost::innerProduct(Pass::BackwardData, batch, inFeatures_, units_, hasBias_, false));
+            p->bwdDataOp = addOp(opcost::innerProduct(Pass::BackwardData, batch, inFeatures_, units_, hasBias_, false));
         if (needsInputGrad_) {
             dnnl::inner_product_backward_data::primitive_desc bdPd(
                 dnnl::inner_product_backward_data::desc(srcMd, wMd, dstMd), eng, fwdPd);
@@ -126,14 +125,14 @@ Tensor* Dense::backward(Tensor& gradOutput) {
 void Dense::describeOps(int64_t batch, bool training, std::vector<OpDesc>& out) const {
     using opcost::Pass;
     // Y[batch x units] = X[batch x in] W^T; dW[units x in] = dY^T X; dX[batch x in] = dY W.
-    out.emplace_back(opcost::innerProduct(Pass::Forward, batch, inFeatures_, units_, hasBias_, fusedReLU_),
-                     StepPart::Forward, MatrixShape{batch, units_, inFeatures_});
+    out.push_back(describedOp(opcost::innerProduct(Pass::Forward, batch, inFeatures_, units_, hasBias_, fusedReLU_),
+                     StepPart::Forward, MatrixShape{batch, units_, inFeatures_}));
     if (!training) return;
-    out.emplace_back(opcost::innerProduct(Pass::BackwardWeights, batch, inFeatures_, units_, hasBias_, false),
-                     StepPart::Backward, MatrixShape{units_, inFeatures_, batch});
+    out.push_back(describedOp(opcost::innerProduct(Pass::BackwardWeights, batch, inFeatures_, units_, hasBias_, false),
+                     StepPart::Backward, MatrixShape{units_, inFeatures_, batch}));
     if (needsInputGrad_)
-        out.emplace_back(opcost::innerProduct(Pass::BackwardData, batch, inFeatures_, units_, hasBias_, false),
-                         StepPart::Backward, MatrixShape{batch, inFeatures_, units_});
+        out.push_back(describedOp(opcost::innerProduct(Pass::BackwardData, batch, inFeatures_, units_, hasBias_, false),
+                         StepPart::Backward, MatrixShape{batch, inFeatures_, units_}));
 }
 
 }  // namespace trainbench::engine

@@ -22,8 +22,8 @@ Dropout::Ops& Dropout::opsFor(const Tensor& t) {
     if (it != ops_.end()) return it->second;
     Ops o;
     // Forward reads x, writes x and the mask; backward reads the gradient and the mask, writes it.
-    o.fwd = device_.ops().add(opcost::elementwise("dropout_forward", t.dims(), 3, 2.0));
-    o.bwd = device_.ops().add(opcost::elementwise("dropout_backward", t.dims(), 3, 1.0));
+    o.fwd = addOp(opcost::elementwise("dropout_forward", t.dims(), 3, 2.0));
+    o.bwd = addOp(opcost::elementwise("dropout_backward", t.dims(), 3, 1.0));
     return ops_.emplace(batchOf(t), o).first->second;
 }
 
@@ -58,8 +58,8 @@ Tensor* Dropout::backward(Tensor& gradOutput) {
 void Dropout::describeOps(int64_t batch, bool training, std::vector<OpDesc>& out) const {
     if (!training || rate_ <= 0.0f) return;
     const Dims d = batchDims(batch, in_);
-    out.emplace_back(opcost::elementwise("dropout_forward", d, 3, 2.0), StepPart::Forward);
-    out.emplace_back(opcost::elementwise("dropout_backward", d, 3, 1.0), StepPart::Backward);
+    out.push_back(describedOp(opcost::elementwise("dropout_forward", d, 3, 2.0), StepPart::Forward));
+    out.push_back(describedOp(opcost::elementwise("dropout_backward", d, 3, 1.0), StepPart::Backward));
 }
 
 }  // namespace trainbench::engine

@@ -33,6 +33,10 @@ public:
     // Points the layer at its slices of the model's contiguous parameter and gradient buffers.
     virtual void bindParams(float* /*params*/, float* /*grads*/) {}
     virtual void initParams(Rng& /*rng*/) {}
+    // Non-trainable state (batch norm's running statistics): how many floats, and a slice of the
+    // model's state buffer to keep them in, set to their initial values by bindState.
+    virtual int64_t stateCount() const { return 0; }
+    virtual void bindState(float* /*state*/) {}
 
     // Runs the layer on a batch; the returned tensor is owned by the layer (or is `input` itself for
     // in-place layers) and stays valid until the next forward with the same batch size and mode.
@@ -44,7 +48,7 @@ public:
 
     // The first layer of a model needs no input gradient: skipping it saves a whole GEMM. Set it
     // before the first forward: plans are built with it.
-    void setNeedsInputGrad(bool needs) { needsInputGrad_ = needs; }
+    virtual void setNeedsInputGrad(bool needs) { needsInputGrad_ = needs; }
     bool needsInputGrad() const { return needsInputGrad_; }
     // Seed for per-step randomness (dropout masks).
     virtual void setStepSeed(uint64_t /*seed*/) {}
@@ -57,6 +61,16 @@ public:
     // Asks the layer to apply ReLU to its own output (a oneDNN post-op, saving a pass over the
     // activations); true if it will. Call before the first forward.
     virtual bool fuseReLU() { return false; }
+    // True when the fused ReLU's gradient is applied by this layer's backward too (batch norm's
+    // fused ReLU keeps a mask for it), so a fused ReLU layer after it has nothing left to do.
+    virtual bool fusedReLUBackward() const { return false; }
+    // Training batches are normalised in n equal consecutive shards, each with its own statistics
+    // (what n accelerator cores computing batch norm on their own part of the batch do).
+    virtual void setStatisticsShards(int /*n*/) {}
+    // A name put before the shapes of this layer's per-op statistics ("bottleneck_4/conv_b"), so
+    // the sub-ops of a composite layer can be told apart. Call before the first forward.
+    virtual void setOpPath(std::string path) { opPath_ = std::move(path); }
+    const std::string& opPath() const { return opPath_; }
 
 protected:
     static int64_t batchOf(const Tensor& t) { return t.desc().dims()[0]; }
@@ -66,7 +80,28 @@ protected:
         return d;
     }
 
+    // Registers an op of this layer in the device's per-op statistics, under its op path if any
+    // (and `part` of it: "bottleneck_4/add").
+    prof::OpStat* addOp(prof::OpCost cost, const char* part = nullptr) {
+        std::string path = opPath_;
+        if (part) path += (path.empty() ? "" : "/") + std::string(part);
+        if (!path.empty()) cost.shape = path + ": " + cost.shape;
+        return device_.ops().add(std::move(cost));
+    }
+
+    // An op of this layer for describeOps(), its shape under the op path as addOp() registers it.
+    OpDesc describedOp(prof::OpCost cost, StepPart part, MatrixShape matrix = {}, const char* sub = nullptr,
+                       int64_t calls = 1) const {
+        std::string path = opPath_;
+        if (sub) path += (path.empty() ? "" : "/") + std::string(sub);
+        if (!path.empty()) cost.shape = path + ": " + cost.shape;
+        OpDesc op(std::move(cost), part, matrix);
+        op.calls = calls;
+        return op;
+    }
+
     CpuDevice& device_;
+    std::string opPath_;
     Dims in_;
     Dims out_;
     bool needsInputGrad_ = true;

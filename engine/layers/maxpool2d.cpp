@@ -9,22 +9,27 @@ namespace trainbench::engine {
 
 using dnnl::memory;
 
-MaxPool2D::MaxPool2D(CpuDevice& device, Dims sampleShape, int64_t size, int64_t stride)
-    : Layer(device, std::move(sampleShape)), size_(size), stride_(stride > 0 ? stride : size) {
+MaxPool2D::MaxPool2D(CpuDevice& device, Dims sampleShape, int64_t size, int64_t stride, int64_t padding)
+    : Layer(device, std::move(sampleShape)), size_(size), stride_(stride > 0 ? stride : size), padding_(padding) {
     if (in_.size() != 3)
         throw ModelError("maxpool2d needs an input of shape [channels, height, width], got rank " +
                          std::to_string(in_.size()));
-    if (in_[1] < size_ || in_[2] < size_)
+    if (padding_ < 0 || 2 * padding_ > size_)
+        throw ModelError("maxpool2d padding " + std::to_string(padding_) + " must be between 0 and half the window (" +
+                         std::to_string(size_) + ")");
+    if (in_[1] + 2 * padding_ < size_ || in_[2] + 2 * padding_ < size_)
         throw ModelError("maxpool2d window " + std::to_string(size_) + " is larger than its input " +
-                         std::to_string(in_[1]) + "x" + std::to_string(in_[2]));
+                         std::to_string(in_[1]) + "x" + std::to_string(in_[2]) +
+                         (padding_ ? " with padding " + std::to_string(padding_) : std::string()));
     if (size_ * size_ >= kernels::kNoGradient)
         throw ModelError("maxpool2d window " + std::to_string(size_) + " is too large (at most 15)");
-    out_ = {in_[0], (in_[1] - size_) / stride_ + 1, (in_[2] - size_) / stride_ + 1};
+    out_ = {in_[0], (in_[1] + 2 * padding_ - size_) / stride_ + 1, (in_[2] + 2 * padding_ - size_) / stride_ + 1};
 }
 
 std::string MaxPool2D::describe() const {
     std::ostringstream s;
-    s << "MaxPool2D(" << size_ << "x" << size_ << ", stride " << stride_ << (fusedReLU_ ? ", then ReLU" : "") << ")";
+    s << "MaxPool2D(" << size_ << "x" << size_ << ", stride " << stride_
+      << (padding_ ? ", pad " + std::to_string(padding_) : std::string()) << (fusedReLU_ ? ", then ReLU" : "") << ")";
     return s.str();
 }
 
@@ -48,19 +53,19 @@ std::unique_ptr<MaxPool2D::Plan> MaxPool2D::makePlan(const memory::desc& srcMd, 
     auto p = makeKernelPlan(srcMd, training);
     const int64_t batch = srcMd.dims()[0];
     const Dims src = batchDims(batch, in_), dst = batchDims(batch, out_);
-    p->fwdOp = device_.ops().add(opcost::maxPooling(true, src, dst, size_, fusedReLU_));
-    if (training && needsInputGrad_) p->bwdOp = device_.ops().add(opcost::maxPooling(false, src, dst, size_, fusedReLU_));
+    p->fwdOp = addOp(opcost::maxPooling(true, src, dst, size_, fusedReLU_));
+    if (training && needsInputGrad_) p->bwdOp = addOp(opcost::maxPooling(false, src, dst, size_, fusedReLU_));
     return p;
 }
 
 std::unique_ptr<MaxPool2D::Plan> MaxPool2D::makeKernelPlan(const memory::desc& srcMd, bool training) {
-    if (srcMd == blockedDesc(srcMd.dims())) return makeBlockedPlan(srcMd, training);
+    if (padding_ == 0 && srcMd == blockedDesc(srcMd.dims())) return makeBlockedPlan(srcMd, training);
     const auto& eng = device_.engine();
     auto p = std::make_unique<Plan>();
     p->srcMd = srcMd;
     const int64_t batch = srcMd.dims()[0];
     memory::desc dstAny(batchDims(batch, out_), memory::data_type::f32, memory::format_tag::any);
-    memory::dims k{size_, size_}, s{stride_, stride_}, pad{0, 0};
+    memory::dims k{size_, size_}, s{stride_, stride_}, pad{padding_, padding_};
     auto kind = training ? dnnl::prop_kind::forward_training : dnnl::prop_kind::forward_inference;
     dnnl::pooling_forward::primitive_desc fwdPd(
         dnnl::pooling_forward::desc(kind, dnnl::algorithm::pooling_max, srcMd, dstAny, s, k, pad, pad), eng);
@@ -122,9 +127,9 @@ Tensor* MaxPool2D::backward(Tensor& gradOutput) {
 
 void MaxPool2D::describeOps(int64_t batch, bool training, std::vector<OpDesc>& out) const {
     const Dims src = batchDims(batch, in_), dst = batchDims(batch, out_);
-    out.emplace_back(opcost::maxPooling(true, src, dst, size_, fusedReLU_), StepPart::Forward);
+    out.push_back(describedOp(opcost::maxPooling(true, src, dst, size_, fusedReLU_), StepPart::Forward));
     if (training && needsInputGrad_)
-        out.emplace_back(opcost::maxPooling(false, src, dst, size_, fusedReLU_), StepPart::Backward);
+        out.push_back(describedOp(opcost::maxPooling(false, src, dst, size_, fusedReLU_), StepPart::Backward));
 }
 
 }  // namespace trainbench::engine

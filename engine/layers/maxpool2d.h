@@ -1,7 +1,8 @@
 #pragma once
-// Max pooling over square windows (no padding), in whatever layout its input has. On oneDNN's
-// 16-channel-blocked layout (what convolutions produce) it runs trainbench's own one-pass kernels
-// (maxpoolkernels.h); on any other layout, oneDNN's pooling primitive. A following ReLU can be fused in.
+// Max pooling over square windows, in whatever layout its input has, with optional padding (cells
+// outside the input never win, as in PyTorch and Keras). Unpadded on oneDNN's 16-channel-blocked
+// layout (what convolutions produce) it runs trainbench's own one-pass kernels (maxpoolkernels.h);
+// otherwise oneDNN's pooling primitive. A following ReLU can be fused in.
 #include <vector>
 
 #include "engine/layers/layer.h"
@@ -11,7 +12,8 @@ namespace trainbench::engine {
 
 class MaxPool2D : public Layer {
 public:
-    MaxPool2D(CpuDevice& device, Dims sampleShape, int64_t size, int64_t stride);
+    // padding: cells added on each side, at most size / 2 (so every window overlaps the input).
+    MaxPool2D(CpuDevice& device, Dims sampleShape, int64_t size, int64_t stride, int64_t padding = 0);
 
     std::string describe() const override;
     void describeOps(int64_t batch, bool training, std::vector<OpDesc>& out) const override;
@@ -41,7 +43,7 @@ private:
     std::unique_ptr<Plan> makeBlockedPlan(const dnnl::memory::desc& srcMd, bool training);
     static dnnl::memory::desc blockedDesc(const Dims& dims);
 
-    int64_t size_, stride_;
+    int64_t size_, stride_, padding_;
     bool fusedReLU_ = false;
     PlanCache<Plan> plans_;
 };

@@ -73,6 +73,53 @@ prof::OpCost maxPooling(bool forward, const Dims& src, const Dims& dst, int64_t 
     return c;
 }
 
+prof::OpCost batchNorm(NormPass pass, const Dims& data, bool relu) {
+    const double n = product(data), c = static_cast<double>(data[1]);
+    prof::OpCost o;
+    o.shape = "data " + prof::dimsText(data) + (relu ? ", relu" : "");
+    const double mask = relu ? n / 8.0 : 0.0;
+    switch (pass) {
+        case NormPass::ForwardTraining:
+            o.kind = "batch_normalization_forward_training";
+            o.flops = 6.0 * n;
+            o.bytes = kF * (2.0 * n + 4.0 * c) + mask;  // src, dst; scale, shift in; mean, variance out
+            break;
+        case NormPass::ForwardInference:
+            o.kind = "batch_normalization_forward_inference";
+            o.flops = 2.0 * n;
+            o.bytes = kF * (2.0 * n + 4.0 * c);  // src, dst; scale, shift, mean, variance in
+            break;
+        case NormPass::Backward:
+            o.kind = "batch_normalization_backward";
+            o.flops = 10.0 * n;
+            o.bytes = kF * (3.0 * n + 5.0 * c) + mask;  // src, diff_dst, diff_src; mean, variance, scale,
+            break;                                      // diff_scale, diff_shift
+    }
+    if (relu) o.flops += n;
+    return o;
+}
+
+prof::OpCost globalAvgPooling(bool forward, const Dims& src) {
+    const double n = product(src), out = static_cast<double>(src[0] * src[1]);
+    prof::OpCost c;
+    c.kind = forward ? "pooling_avg_forward" : "pooling_avg_backward";
+    c.shape = "src " + prof::dimsText(src) + ", window " + std::to_string(src[2]) + "x" + std::to_string(src[3]) +
+              ", dst " + prof::dimsText({src[0], src[1]});
+    c.flops = forward ? n + out : n;
+    c.bytes = kF * (n + out);
+    return c;
+}
+
+prof::OpCost binaryAdd(const Dims& dims, bool relu) {
+    const double n = product(dims);
+    prof::OpCost c;
+    c.kind = "binary_add";
+    c.shape = prof::dimsText(dims) + (relu ? ", relu" : "");
+    c.flops = n * (relu ? 2.0 : 1.0);
+    c.bytes = kF * 3.0 * n;
+    return c;
+}
+
 prof::OpCost elementwise(const char* kind, const Dims& dims, int tensors, double flopsPerElement) {
     const double n = product(dims);
     prof::OpCost c;

@@ -18,6 +18,19 @@ prof::OpCost convolution(Pass pass, const Dims& src, const Dims& dst, int64_t ke
 // Max pooling of src into dst with square windows of `window` (forward: one comparison per window
 // element; backward: one add per output).
 prof::OpCost maxPooling(bool forward, const Dims& src, const Dims& dst, int64_t window, bool relu);
+// Batch normalisation of data [N, C, ...] per channel over all other dimensions, one call (with
+// statistics shards, one call per shard: pass the shard's dims). Counted per element: training
+// forward 6 FLOPs (mean 1, variance 3, then x * a + b 2), inference 2, backward 10 (sum of dy 1,
+// sum of dy * (x - mean) 3, diff_src 6); +1 with a fused ReLU. Bytes: data in and out once, the
+// per-channel vectors (scale, shift, mean, variance and their gradients), and a fused ReLU's mask at
+// one bit per element (oneDNN's workspace).
+enum class NormPass { ForwardTraining, ForwardInference, Backward };
+prof::OpCost batchNorm(NormPass pass, const Dims& data, bool relu);
+// Average pooling of src [N, C, H, W] over its whole spatial extent into [N, C]: forward one add per
+// input element and one divide per output, backward one multiply per input element.
+prof::OpCost globalAvgPooling(bool forward, const Dims& src);
+// Element-wise sum of two tensors of `dims` into a third (a residual connection; + ReLU post-op).
+prof::OpCost binaryAdd(const Dims& dims, bool relu);
 // Element-wise op over `elements` floats touching `tensors` tensors of that size, `flopsPerElement` each.
 prof::OpCost elementwise(const char* kind, const Dims& dims, int tensors, double flopsPerElement);
 // A layout conversion (oneDNN reorder).

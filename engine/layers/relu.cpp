@@ -20,17 +20,18 @@ std::unique_ptr<ReLU::Plan> ReLU::makePlan(const dnnl::memory::desc& md, bool tr
                                                      eng, fwdPd);
         p->bwd = dnnl::eltwise_backward(bwdPd);
         // Reads the output and the output gradient, writes the input gradient.
-        p->bwdOp = device_.ops().add(opcost::elementwise("eltwise_relu_backward", md.dims(), 3, 1.0));
+        p->bwdOp = addOp(opcost::elementwise("eltwise_relu_backward", md.dims(), 3, 1.0));
     }
-    if (!fused_) p->fwdOp = device_.ops().add(opcost::elementwise("eltwise_relu_forward", md.dims(), 2, 1.0));
+    if (!fused_) p->fwdOp = addOp(opcost::elementwise("eltwise_relu_forward", md.dims(), 2, 1.0));
     return p;
 }
 
 Tensor& ReLU::forward(Tensor& input, bool training) {
     if (fused_) {
         output_ = &input;
-        if (training) plans_.get(batchOf(input), training, [&] { return makePlan(input.desc(), training); },
-                                 [&](const Plan& q) { return q.md == input.desc(); });
+        if (training && !fusedBackward_)
+            plans_.get(batchOf(input), training, [&] { return makePlan(input.desc(), training); },
+                       [&](const Plan& q) { return q.md == input.desc(); });
         return input;
     }
     Plan& p = plans_.get(batchOf(input), training, [&] { return makePlan(input.desc(), training); },
@@ -44,6 +45,7 @@ Tensor& ReLU::forward(Tensor& input, bool training) {
 }
 
 Tensor* ReLU::backward(Tensor& gradOutput) {
+    if (fusedBackward_) return &gradOutput;
     Plan& p = *plans_.current();
     prof::OpTimer timer(p.bwdOp);
     p.bwd.execute(device_.stream(), {{DNNL_ARG_DST, output_->mem()},

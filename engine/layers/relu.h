@@ -14,14 +14,21 @@ public:
     const char* kind() const override { return "relu"; }
     void describeOps(int64_t batch, bool training, std::vector<OpDesc>& out) const override {
         const Dims d = batchDims(batch, in_);
-        if (!fused_) out.emplace_back(opcost::elementwise("eltwise_relu_forward", d, 2, 1.0), StepPart::Forward);
-        if (training) out.emplace_back(opcost::elementwise("eltwise_relu_backward", d, 3, 1.0), StepPart::Backward);
+        if (!fused_) out.push_back(describedOp(opcost::elementwise("eltwise_relu_forward", d, 2, 1.0), StepPart::Forward));
+        // With the previous layer applying the gradient too (batch norm), nothing is left for this one.
+        if (training && !fusedBackward_)
+            out.push_back(describedOp(opcost::elementwise("eltwise_relu_backward", d, 3, 1.0), StepPart::Backward));
     }
     Tensor& forward(Tensor& input, bool training) override;
     Tensor* backward(Tensor& gradOutput) override;
     // The previous layer already applies ReLU to its output: forward passes it through, and backward
-    // (which needs only the output) works as before.
-    void setFusedIntoPrevious(bool fused) { fused_ = fused; }
+    // (which needs only the output) works as before, unless `withBackward`: the previous layer's
+    // backward applies ReLU's gradient too (batch norm's fused ReLU), and this layer passes the
+    // gradient through unchanged.
+    void setFusedIntoPrevious(bool fused, bool withBackward = false) {
+        fused_ = fused;
+        fusedBackward_ = fused && withBackward;
+    }
     bool fusedIntoPrevious() const { return fused_; }
 
 private:
@@ -37,6 +44,7 @@ private:
     PlanCache<Plan> plans_;
     Tensor* output_ = nullptr;
     bool fused_ = false;
+    bool fusedBackward_ = false;
 };
 
 }  // namespace trainbench::engine

@@ -2,6 +2,8 @@
 
 #include <string_view>
 
+#include "engine/layers/bottleneck.h"
+
 namespace trainbench::engine {
 
 namespace {
@@ -52,6 +54,9 @@ double activationFloatsPerExample(const std::vector<std::unique_ptr<Layer>>& lay
             floats += elements(layer.inputShape()) * (layer.needsInputGrad() ? 2 : 1);
         }
         floats += output * (outputGradient ? 2 : 1);
+        // A residual block keeps its branches' outputs (and their gradients) as well.
+        if (const auto* block = dynamic_cast<const Bottleneck*>(&layer))
+            for (const Layer* part : block->parts()) floats += 2 * elements(part->outputShape());
     }
     return floats;
 }

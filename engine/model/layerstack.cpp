@@ -2,10 +2,13 @@
 
 #include <sstream>
 
+#include "engine/layers/batchnorm.h"
+#include "engine/layers/bottleneck.h"
 #include "engine/layers/conv2d.h"
 #include "engine/layers/dense.h"
 #include "engine/layers/dropout.h"
 #include "engine/layers/flatten.h"
+#include "engine/layers/globalavgpool.h"
 #include "engine/layers/maxpool2d.h"
 #include "engine/layers/relu.h"
 #include "engine/util/errors.h"
@@ -19,33 +22,43 @@ std::string dimsText(const Dims& d) {
 }
 
 namespace {
-std::unique_ptr<Layer> makeLayer(const LayerSpec& s, CpuDevice& dev, const Dims& in, size_t index) {
+std::unique_ptr<Layer> makeLayer(const LayerSpec& s, CpuDevice& dev, const Dims& in, size_t index, int64_t numClasses) {
+    const std::string where = "layer " + std::to_string(index) + " (" + layerKindName(s.kind) + ")";
     auto positive = [&](int v, const char* what) {
-        if (v <= 0)
-            throw ModelError("layer " + std::to_string(index) + " (" + layerKindName(s.kind) + "): " + what +
-                             " must be positive, got " + std::to_string(v));
+        if (v <= 0) throw ModelError(where + ": " + what + " must be positive, got " + std::to_string(v));
+    };
+    auto image = [&](const char* hint) {
+        if (in.size() != 3)
+            throw ModelError(where + " needs a [channels, height, width] input but gets " + dimsText(in) + hint);
     };
     switch (s.kind) {
-        case LayerKind::Dense:
-            positive(s.units, "units");
-            return std::make_unique<Dense>(dev, in, s.units, s.bias);
+        case LayerKind::Dense: {
+            const int units = s.units == LayerSpec::kUnitsPerClass ? static_cast<int>(numClasses) : s.units;
+            positive(units, "units");
+            return std::make_unique<Dense>(dev, in, units, s.bias);
+        }
         case LayerKind::Conv2D:
             positive(s.filters, "filters");
             positive(s.kernel, "kernel");
             positive(s.stride, "stride");
-            if (in.size() != 3)
-                throw ModelError("layer " + std::to_string(index) + " (conv2d) needs a [channels, height, width] "
-                                 "input but gets " + dimsText(in) + " (is it after a flatten or dense layer?)");
+            image(" (is it after a flatten or dense layer?)");
             return std::make_unique<Conv2D>(dev, in, s.filters, s.kernel, s.stride, s.padding, s.bias);
         case LayerKind::MaxPool2D:
             positive(s.kernel, "size");
-            if (in.size() != 3)
-                throw ModelError("layer " + std::to_string(index) + " (maxpool2d) needs a [channels, height, "
-                                 "width] input but gets " + dimsText(in));
-            return std::make_unique<MaxPool2D>(dev, in, s.kernel, s.stride);
+            image("");
+            return std::make_unique<MaxPool2D>(dev, in, s.kernel, s.stride, s.padding);
         case LayerKind::ReLU: return std::make_unique<ReLU>(dev, in);
         case LayerKind::Flatten: return std::make_unique<Flatten>(dev, in);
         case LayerKind::Dropout: return std::make_unique<Dropout>(dev, in, s.rate);
+        case LayerKind::BatchNorm: return std::make_unique<BatchNorm>(dev, in, s.momentum, s.epsilon);
+        case LayerKind::GlobalAvgPool:
+            image(" (is it after a flatten, dense or another global_avg_pool layer?)");
+            return std::make_unique<GlobalAvgPool>(dev, in);
+        case LayerKind::Bottleneck:
+            positive(s.filters, "filters");
+            positive(s.stride, "stride");
+            image(" (is it after a flatten, dense or global_avg_pool layer?)");
+            return std::make_unique<Bottleneck>(dev, in, s.filters, s.stride, s.momentum, s.epsilon);
     }
     throw ModelError("unknown layer kind");
 }
@@ -74,23 +87,27 @@ LayerStack buildLayerStack(const ModelSpec& spec, const Dims& sampleShape, int64
     Dims shape = sampleShape;
     for (size_t i : layerExecutionOrder(spec.layers)) {
         try {
-            layers.push_back(makeLayer(spec.layers[i], device, shape, i));
+            layers.push_back(makeLayer(spec.layers[i], device, shape, i, numClasses));
         } catch (const ModelError& e) {
             std::string msg = e.what();
             if (msg.rfind("layer ", 0) != 0) msg = "layer " + std::to_string(i) + ": " + msg;
             throw ModelError(msg);
         }
+        // Composite layers name their sub-ops in the per-op statistics after their place in the model.
+        if (spec.layers[i].kind == LayerKind::Bottleneck)
+            layers.back()->setOpPath(std::string(layerKindName(spec.layers[i].kind)) + "_" + std::to_string(i));
         shape = layers.back()->outputShape();
         stack.paramCount += layers.back()->paramCount();
+        stack.stateCount += layers.back()->stateCount();
     }
     if (shape.size() != 1 || shape[0] != numClasses)
         throw ModelError("the last layer outputs " + dimsText(shape) + " values per example but the dataset has " +
                          std::to_string(numClasses) + " classes; end the model with a dense layer of " +
                          std::to_string(numClasses) + " units");
-    // A ReLU right after a dense, conv or pooling layer runs inside that layer.
+    // A ReLU right after a dense, conv, pooling or batch norm layer runs inside that layer.
     for (size_t i = 1; i < layers.size(); ++i) {
         if (auto* relu = dynamic_cast<ReLU*>(layers[i].get()); relu && layers[i - 1]->fuseReLU())
-            relu->setFusedIntoPrevious(true);
+            relu->setFusedIntoPrevious(true, layers[i - 1]->fusedReLUBackward());
     }
     // Layers before the first one with parameters need no input gradient; neither does that one.
     bool needed = false;

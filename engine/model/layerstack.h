@@ -16,6 +16,7 @@ namespace trainbench::engine {
 struct LayerStack {
     std::vector<std::unique_ptr<Layer>> layers;
     int64_t paramCount = 0;
+    int64_t stateCount = 0;  // non-trainable state (batch norm running statistics)
 };
 
 // Throws ModelError naming the layer (its index in the spec) when the layers do not fit the input,

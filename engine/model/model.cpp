@@ -1,9 +1,9 @@
 #include "engine/model/model.h"
 
 #include "engine/model/layerstack.h"
+#include "engine/util/errors.h"
 
 #include <sstream>
-
 
 namespace trainbench::engine {
 
@@ -14,8 +14,15 @@ Model::Model(const ModelSpec& spec, const Dims& sampleShape, int64_t numClasses,
     LayerStack stack = buildLayerStack(spec, sampleShape, numClasses, device);
     layers_ = std::move(stack.layers);
     paramCount_ = stack.paramCount;
+    stateCount_ = stack.stateCount;
     params_ = AlignedBuffer(static_cast<size_t>(paramCount_));
     grads_ = AlignedBuffer(static_cast<size_t>(paramCount_));
+    state_ = AlignedBuffer(static_cast<size_t>(stateCount_));
+    int64_t stateAt = 0;
+    for (auto& l : layers_) {
+        l->bindState(state_.data() + stateAt);
+        stateAt += l->stateCount();
+    }
     int64_t offset = 0;
     for (size_t i = 0; i < layers_.size(); ++i) {
         Layer& l = *layers_[i];
@@ -29,7 +36,16 @@ Model::Model(const ModelSpec& spec, const Dims& sampleShape, int64_t numClasses,
     }
 }
 
+void Model::setStatisticsShards(int n) {
+    if (n < 1) throw ModelError("statistics shards must be at least 1, got " + std::to_string(n));
+    for (auto& l : layers_) l->setStatisticsShards(n);
+    statisticsShards_ = n;
+}
+
 Tensor& Model::forward(float* x, int64_t n, bool training, uint64_t stepSeed) {
+    if (training && n % statisticsShards_ != 0)
+        throw ModelError("a training batch of " + std::to_string(n) + " examples does not split into " +
+                         std::to_string(statisticsShards_) + " equal statistics shards (one per core)");
     Dims d{n};
     d.insert(d.end(), sampleShape_.begin(), sampleShape_.end());
     if (input_.empty() || input_.data() != x || input_.dims() != d)

@@ -1,9 +1,11 @@
 #pragma once
-// A sequential model built from a ModelSpec: the layers, one contiguous parameter buffer and one
-// contiguous gradient buffer (each layer holds views into them), forward and backward over a batch.
+// A sequential model built from a ModelSpec: the layers, one contiguous parameter buffer, one
+// contiguous gradient buffer and one buffer of non-trainable state (each layer holds views into
+// them), forward and backward over a batch.
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +27,18 @@ public:
     float* params() { return params_.data(); }
     const float* params() const { return params_.data(); }
     float* grads() { return grads_.data(); }
+    // Non-trainable state: the running mean and variance of every batch norm, layer after layer
+    // (within a layer: mean then variance, per channel). Empty without batch norm. Checkpoints keep it.
+    std::span<float> state() { return {state_.data(), static_cast<size_t>(stateCount_)}; }
+    std::span<const float> state() const { return {state_.data(), static_cast<size_t>(stateCount_)}; }
+
+    // Training batches are normalised in n equal consecutive shards, each with its own batch norm
+    // statistics: what n data-parallel cores each holding 1/n of the global batch compute (a TPU
+    // pod's replicas). The running statistics move towards the mean over shards. n = 1 (the
+    // default) normalises the whole batch together. A training batch not divisible by n is a
+    // ModelError. Evaluation is not sharded (it uses the running statistics).
+    void setStatisticsShards(int n);
+    int statisticsShards() const { return statisticsShards_; }
 
     // x: n examples, plain NCHW floats. Returns the logits [n, classes], plain. The pointer must stay
     // valid until backward(), and x may be overwritten (in-place layers such as ReLU or Dropout first).
@@ -56,7 +70,9 @@ private:
     std::vector<std::unique_ptr<Layer>> layers_;
     std::vector<int64_t> paramOffsets_;  // per layer, into params_/grads_
     int64_t paramCount_ = 0;
-    AlignedBuffer params_, grads_;
+    int64_t stateCount_ = 0;
+    int statisticsShards_ = 1;
+    AlignedBuffer params_, grads_, state_;
     Tensor input_;
 };
 

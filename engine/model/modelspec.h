@@ -6,26 +6,35 @@
 
 namespace trainbench::engine {
 
-enum class LayerKind { Dense, Conv2D, MaxPool2D, ReLU, Flatten, Dropout };
+enum class LayerKind { Dense, Conv2D, MaxPool2D, ReLU, Flatten, Dropout, BatchNorm, GlobalAvgPool, Bottleneck };
 
 struct LayerSpec {
+    // Dense units meaning "one unit per class of the data set": how presets end (resnet50 classifies
+    // ImageNet's 1000 classes or Fashion-MNIST's 10 alike). Model resolves it; files give numbers.
+    static constexpr int kUnitsPerClass = -1;
+
     LayerKind kind = LayerKind::Dense;
-    int units = 0;          // Dense: output features
-    int filters = 0;        // Conv2D: output channels
+    int units = 0;          // Dense: output features (or kUnitsPerClass)
+    int filters = 0;        // Conv2D: output channels; Bottleneck: width (output channels 4 * filters)
     int kernel = 3;         // Conv2D / MaxPool2D: square kernel (pool size)
-    int stride = 1;         // Conv2D / MaxPool2D (for pooling, 0 means "same as kernel")
-    int padding = 0;        // Conv2D: zero padding on each side
+    int stride = 1;         // Conv2D / MaxPool2D / Bottleneck (for pooling, 0 means "same as kernel")
+    int padding = 0;        // Conv2D / MaxPool2D: padding on each side (zeros; for pooling, ignored cells)
     bool bias = true;       // Dense / Conv2D
     float rate = 0.0f;      // Dropout: probability of dropping an activation
+    float momentum = 0.99f; // BatchNorm / Bottleneck: running = momentum * running + (1 - momentum) * batch
+    float epsilon = 1e-3f;  // BatchNorm / Bottleneck: added to the variance before the square root
 };
 
 struct ModelSpec {
-    std::string preset;              // "logreg", "mlp", "cnn", or empty for a custom list
+    std::string preset;              // "logreg", "mlp", "cnn", "resnet_small", "resnet50", or empty
     std::vector<LayerSpec> layers;   // always filled (presets are expanded)
 };
 
 // The layer list of a preset; throws std::invalid_argument for an unknown name.
 std::vector<LayerSpec> presetLayers(const std::string& name);
+// The names presetLayers knows, in the order the docs list them.
+std::vector<std::string> presetNames();
+// The experiment file's name of a layer type ("batch_norm", "global_avg_pool", ...).
 const char* layerKindName(LayerKind kind);
 
 }  // namespace trainbench::engine

@@ -45,7 +45,7 @@ std::string MirroredStrategy::devices() const {
 void MirroredStrategy::restore(const Checkpoint& checkpoint) {
     for (auto& slot : replicas_) {
         Replica& r = *slot->replica;
-        restoreTraining(checkpoint, r.model().params(), r.model().paramCount(), r.optimizer());
+        restoreTraining(checkpoint, r.model().params(), r.model().paramCount(), r.optimizer(), r.model().state());
     }
 }
 

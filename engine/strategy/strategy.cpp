@@ -10,7 +10,7 @@
 namespace trainbench::engine {
 
 void Strategy::restore(const Checkpoint& checkpoint) {
-    restoreTraining(checkpoint, model().params(), model().paramCount(), optimizer());
+    restoreTraining(checkpoint, model().params(), model().paramCount(), optimizer(), model().state());
 }
 
 void Strategy::dispatch(const BatchView&, int64_t, uint64_t) {

@@ -44,7 +44,7 @@ const std::vector<ActionKey>& actionKeys() {
         integer("data.pipeline.prefetch", 2, 0, 1024),
         boolean("data.pipeline.cache", false),
         boolean("data.pipeline.autotune", false),
-        choice("model.preset", nullptr, {"logreg", "mlp", "cnn"}),
+        choice("model.preset", nullptr, {"logreg", "mlp", "cnn", "resnet_small", "resnet50"}),
         integer("train.batch_size", 128, 1, 65536),
         integer("train.epochs", 1, 0),
         integer("train.max_steps", 0, 0),

@@ -155,7 +155,7 @@ TEST(ExperimentFiles, ResolvedLayersHaveAllTheirKeys) {
     const auto& layers = e.resolved["model"]["layers"];
     EXPECT_EQ(layers[0], nlohmann::json({{"type", "conv2d"}, {"filters", 4}, {"kernel", 3}, {"stride", 1},
                                          {"padding", 0}, {"bias", true}}));
-    EXPECT_EQ(layers[1], nlohmann::json({{"type", "maxpool2d"}, {"size", 3}, {"stride", 3}}));
+    EXPECT_EQ(layers[1], nlohmann::json({{"type", "maxpool2d"}, {"size", 3}, {"stride", 3}, {"padding", 0}}));
     EXPECT_EQ(layers[2], nlohmann::json({{"type", "flatten"}}));
     EXPECT_EQ(e.model.preset, "");
     EXPECT_EQ(e.model.layers[1].kind, LayerKind::MaxPool2D);

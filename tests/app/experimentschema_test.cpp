@@ -76,7 +76,7 @@ TEST(ExperimentSchema, EveryPresetChoiceExistsInTheEngine) {
 TEST(ExperimentSchema, EveryLayerTypeNameMatchesTheEngineKind) {
     const SchemaKey* layers = experimentSchema().find("model")->find("layers");
     ASSERT_NE(layers, nullptr);
-    EXPECT_EQ(layers->layerTypes.size(), 6u);
+    EXPECT_EQ(layers->layerTypes.size(), 9u);
     for (const LayerType& t : layers->layerTypes) EXPECT_EQ(t.name, engine::layerKindName(t.kind));
 }
 

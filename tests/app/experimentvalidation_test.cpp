@@ -128,10 +128,12 @@ TEST(ExperimentValidation, BadEnumValuesListTheAllowedValuesAndSuggest) {
               "test.json: data.dataset: unknown value 'fashion_mnist'; must be one of 'fashion-mnist', 'idx', "
               "'tfrecord', 'csv', 'images', 'example_files'; did you mean 'fashion-mnist'?");
     EXPECT_EQ(errorOf(R"({"model": {"preset": "resnet"}})"),
-              "test.json: model.preset: unknown value 'resnet'; must be one of 'logreg', 'mlp', 'cnn'");
+              "test.json: model.preset: unknown value 'resnet'; must be one of 'logreg', 'mlp', 'cnn', 'resnet_small', "
+              "'resnet50'; did you mean 'resnet_small'?");
     EXPECT_EQ(errorOf(R"({"model": {"layers": [{"type": "dens", "units": 10}]}})"),
               "test.json: model.layers[0].type: unknown layer type 'dens'; must be one of 'dense', 'conv2d', "
-              "'maxpool2d', 'relu', 'flatten', 'dropout'; did you mean 'dense'?");
+              "'maxpool2d', 'relu', 'flatten', 'dropout', 'batch_norm', 'global_avg_pool', 'bottleneck'; did you "
+              "mean 'dense'?");
 }
 
 TEST(ExperimentValidation, PresetAndLayersTogetherAreRejected) {
@@ -150,7 +152,7 @@ TEST(ExperimentValidation, LayersMustBeANonEmptyListOfTypedObjects) {
               "test.json: model.layers[0]: expected a layer object such as {\"type\": \"relu\"}, got string \"relu\"");
     EXPECT_EQ(errorOf(R"({"model": {"layers": [{"units": 10}]}})"),
               "test.json: model.layers[0].type: missing; every layer needs a type, one of 'dense', 'conv2d', "
-              "'maxpool2d', 'relu', 'flatten', 'dropout'");
+              "'maxpool2d', 'relu', 'flatten', 'dropout', 'batch_norm', 'global_avg_pool', 'bottleneck'");
     EXPECT_EQ(errorOf(R"({"model": {"layers": [{"type": "flatten"}, {"type": "dense"}]}})"),
               "test.json: model.layers[1].units: missing; expected a positive integer");
     EXPECT_EQ(errorOf(R"({"model": {"layers": [{"type": "dropout", "rate": 1.0}]}})"),

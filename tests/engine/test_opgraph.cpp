@@ -81,6 +81,52 @@ TEST(OpGraph, MlpStepHasTheOpsARealStepRuns) { expectSameOps("mlp", {1, 28, 28},
 
 TEST(OpGraph, CnnStepHasTheOpsARealStepRuns) { expectSameOps("cnn", {1, 28, 28}, 16, OptimizerKind::SGD); }
 
+TEST(OpGraph, ResidualStepHasTheOpsARealStepRuns) {
+    // Bottleneck blocks (batch norm, projection and identity shortcuts) and global average pooling.
+    expectSameOps("resnet_small", {1, 28, 28}, 8, OptimizerKind::Adam);
+}
+
+TEST(OpGraph, ShardedBatchNormIsOneCallPerShard) {
+    ModelSpec spec;
+    spec.layers = presetLayers("resnet_small");
+    CpuDevice device(1);
+    Model model(spec, {1, 28, 28}, 10, device, 7);
+    model.setStatisticsShards(4);
+    // The op graph of a 4-core step has each batch norm once per core, on a quarter of the batch.
+    int bn = 0;
+    std::vector<OpDesc> ops;
+    for (const auto& layer : model.layers()) layer->describeOps(16, true, ops);
+    for (const OpDesc& op : ops) {
+        if (op.cost.kind.rfind("batch_normalization", 0) != 0) continue;
+        ++bn;
+        EXPECT_EQ(op.calls, 4) << op.cost.shape;
+        const size_t colon = op.cost.shape.find(": ");
+        const std::string dims = colon == std::string::npos ? op.cost.shape : op.cost.shape.substr(colon + 2);
+        EXPECT_EQ(dims.rfind("data 4x", 0), 0u) << op.cost.shape;
+    }
+    EXPECT_GT(bn, 0);
+}
+
+// ResNet-50 at 224x224 with 1000 classes, from shapes alone: torchvision's 25,557,032 parameters,
+// and some 4.1 billion multiply-adds per image forward (He et al. 2016 give 3.8e9 for v1; the
+// stride on the 3x3, v1.5, adds about 0.3e9).
+TEST(OpGraph, ResNet50ByShapesAlone) {
+    ModelSpec spec;
+    spec.preset = "resnet50";
+    spec.layers = presetLayers("resnet50");
+    const OpGraph g = trainingStepGraph(spec, {3, 224, 224}, 1000, 1, OptimizerConfig{});
+    EXPECT_EQ(g.param_count, 25557032);
+    double macs = 0;
+    for (const OpDesc& op : g.ops)
+        if (op.part == StepPart::Forward && !op.matrix.empty())
+            macs += static_cast<double>(op.matrix.m) * static_cast<double>(op.matrix.n) * static_cast<double>(op.matrix.k);
+    EXPECT_GT(macs, 4.0e9);
+    EXPECT_LT(macs, 4.2e9);
+    // Activations dominate its footprint at a realistic batch.
+    const OpGraph b32 = trainingStepGraph(spec, {3, 224, 224}, 1000, 32, OptimizerConfig{});
+    EXPECT_GT(b32.activation_bytes, 3 * (b32.params_bytes + b32.grads_bytes + b32.optimizer_bytes));
+}
+
 TEST(OpGraph, MatrixShapesMultiplyToTheProductsFlops) {
     ModelSpec spec;
     spec.layers = presetLayers("cnn");
