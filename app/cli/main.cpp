@@ -73,6 +73,16 @@ int main(int argc, char** argv) {
     validateCmd->add_option("file", validateFile, "Experiment file (JSON)")->required();
     validateCmd->add_option("--set", validateOverrides, "Override a key (repeatable)")->allow_extra_args(false);
 
+    std::string estimateFile;
+    std::vector<std::string> estimateOverrides;
+    bool estimateJson = false;
+    auto* estimateCmd = app.add_subcommand(
+        "estimate", "Dry run on emulated devices: step time, memory, scaling, time and cost from the op graph alone "
+                    "(each point of a sweep is a row)");
+    estimateCmd->add_option("file", estimateFile, "Experiment file (JSON)")->required();
+    estimateCmd->add_option("--set", estimateOverrides, "Override a key (repeatable)")->allow_extra_args(false);
+    estimateCmd->add_flag("--json", estimateJson, "One JSON object per point instead of the table");
+
     std::string db = defaultDb, status;
     int limit = 0;
     auto* runsCmd = app.add_subcommand("runs", "List the runs in the store, newest first");
@@ -166,6 +176,7 @@ int main(int argc, char** argv) {
         return cli::launchScriptCommand(ls);
     }
     if (*validateCmd) return cli::validateCommand(validateFile, validateOverrides);
+    if (*estimateCmd) return cli::estimateCommand(estimateFile, estimateOverrides, estimateJson);
     if (*runsCmd) return cli::runsCommand(db, status, limit);
     if (*showCmd) return cli::showCommand(db, showRun);
     if (*exportCmd) return cli::exportCommand(exp);

@@ -385,10 +385,11 @@ SchemaKey buildSchema() {
     };
 
     SchemaKey data = section("data", "Where the training and test data come from and how batches are made.", {
-        choice("dataset", d.dataset, {"fashion-mnist", "idx", "tfrecord", "csv", "images", "example_files"},
+        choice("dataset", d.dataset, {"fashion-mnist", "idx", "tfrecord", "csv", "images", "example_files", "shape"},
                "Data set format. 'fashion-mnist'/'idx': IDX files in path, held in memory. Streaming through the "
                "pipeline: 'tfrecord' (TFRecord shards of tf.train.Example), 'csv', 'images' (a folder with one "
-               "sub-folder per class, PNG or JPEG), 'example_files' (one serialized tf.train.Example per file).",
+               "sub-folder per class, PNG or JPEG), 'example_files' (one serialized tf.train.Example per file). "
+               "'shape': no data, only its shape (data.shape), for trainbench-cli estimate.",
                to(&Experiment::data, &DataConfig::dataset)),
         optionalPath("train_files", "Streaming data sets: the training files, as a folder, a glob (\"shards/train-*.tfrecord\") or one file.",
                      to(&Experiment::data, &DataConfig::train_files)),
@@ -416,10 +417,23 @@ SchemaKey buildSchema() {
         csvSection,
         pipelineSection,
         storageSection,
+        section("shape", "dataset 'shape': a data set described by its shape alone, to estimate a model on it "
+                         "(trainbench-cli estimate) without the data.", {
+            integer("channels", 3, Range::ge(1).le(4096), "Channels of an example.",
+                    [](const json& v, Experiment& out) { out.data.shape.channels = v.get<int64_t>(); }),
+            integer("height", 224, Range::ge(1).le(65536), "Height of an example.",
+                    [](const json& v, Experiment& out) { out.data.shape.height = v.get<int64_t>(); }),
+            integer("width", 224, Range::ge(1).le(65536), "Width of an example.",
+                    [](const json& v, Experiment& out) { out.data.shape.width = v.get<int64_t>(); }),
+            integer("classes", 1000, Range::ge(2).le(1000000), "Classes.",
+                    [](const json& v, Experiment& out) { out.data.shape.classes = v.get<int64_t>(); }),
+            integer("train_examples", 1281167, Range::ge(1), "Training examples (an epoch).",
+                    [](const json& v, Experiment& out) { out.data.shape.train_examples = v.get<int64_t>(); }),
+        }),
     });
     data.checks.push_back([](const json& s, const std::string& where, IssueList& issues) {
         const std::string ds = s["dataset"].get<std::string>();
-        if (ds == "fashion-mnist" || ds == "idx") return;
+        if (ds == "fashion-mnist" || ds == "idx" || ds == "shape") return;
         for (const char* key : {"train_files", "test_files"})
             if (!s.contains(key)) issues.add(where + "." + key, std::string("missing; dataset '") + ds + "' reads its data from files");
     });

@@ -31,6 +31,16 @@ struct PipelineConfig {
     std::string compression = "none"; // TFRecord files: "none" or "zlib"
 };
 
+// A data set described by its shape alone ("dataset": "shape"): enough to estimate a model on it
+// (trainbench-cli estimate) without the data, e.g. ImageNet's 1,281,167 images of 3x224x224.
+struct ShapeOnlyData {
+    int64_t channels = 3;
+    int64_t height = 224;
+    int64_t width = 224;
+    int64_t classes = 1000;
+    int64_t train_examples = 1281167;
+};
+
 struct DataConfig {
     // "fashion-mnist" / "idx": IDX files in `path` (held in memory, batched in place);
     // "tfrecord": TFRecord shards of tf.train.Example; "csv": CSV files; "images": an image folder
@@ -49,6 +59,7 @@ struct DataConfig {
     int64_t test_limit = 0;    // use only the first N test examples (0 = all)
     bool shuffle = true;       // reshuffle the training set every epoch (seeded)
     bool drop_remainder = false;  // drop the last, smaller batch of each epoch
+    ShapeOnlyData shape;  // dataset "shape"
     CsvOptions csv;
     PipelineConfig pipeline;
     StorageConfig storage;  // under every file read, IDX included

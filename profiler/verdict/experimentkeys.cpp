@@ -35,7 +35,7 @@ const ActionKey& find(const std::string& key) {
 
 const std::vector<ActionKey>& actionKeys() {
     static const std::vector<ActionKey> keys = {
-        choice("data.dataset", "fashion-mnist", {"fashion-mnist", "idx", "tfrecord", "csv", "images", "example_files"}),
+        choice("data.dataset", "fashion-mnist", {"fashion-mnist", "idx", "tfrecord", "csv", "images", "example_files", "shape"}),
         path("data.train_files"),
         path("data.test_files"),
         integer("data.pipeline.cycle_length", 1, 1, 256),

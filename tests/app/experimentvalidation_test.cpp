@@ -126,7 +126,7 @@ TEST(ExperimentValidation, BadEnumValuesListTheAllowedValuesAndSuggest) {
               "test.json: optimizer.type: unknown value 'adamw'; must be one of 'adam', 'sgd'; did you mean 'adam'?");
     EXPECT_EQ(errorOf(withModel(R"("data": {"dataset": "fashion_mnist"},)")),
               "test.json: data.dataset: unknown value 'fashion_mnist'; must be one of 'fashion-mnist', 'idx', "
-              "'tfrecord', 'csv', 'images', 'example_files'; did you mean 'fashion-mnist'?");
+              "'tfrecord', 'csv', 'images', 'example_files', 'shape'; did you mean 'fashion-mnist'?");
     EXPECT_EQ(errorOf(R"({"model": {"preset": "resnet"}})"),
               "test.json: model.preset: unknown value 'resnet'; must be one of 'logreg', 'mlp', 'cnn', 'resnet_small', "
               "'resnet50'; did you mean 'resnet_small'?");

@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "profiler/store/runstore.h"
 #include "tests/integration/clirunner.h"
 
@@ -151,4 +153,55 @@ TEST(CliEmulated, BadDeviceSectionsAreRejectedWithTheKeyPath) {
     check(R"("strategy": {"type": "tpu_pod", "slice": "v2-32"}, "device": {"type": "tpu-v3"})", "TPU v2 slice");
     check(R"("strategy": {"type": "tpu_pod", "slice": "v3-2048"}, "device": {"type": "tpu-v3"})", "train.batch_size");
     check(R"("strategy": {"type": "tpu_pod", "slice": "v3-8"}, "device": {"type": "v100-sxm2-16gb"})", "needs a TPU");
+}
+
+TEST(CliEmulated, EstimateGivesTheVirtualStepOfARunWithoutTraining) {
+    TempDir tmp;
+    const std::string db = (tmp.path / "runs.db").string();
+    const Recorded pod = runOne(tmp, db, "pod", kSlice);
+    ASSERT_FALSE(pod.steps.empty());
+    const std::string file = (tmp.path / "pod.json").string();
+    auto r = runCli({"estimate", file, "--json"}, tmp.path);
+    ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
+    const auto rows = nlohmann::json::parse(r.out);
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_DOUBLE_EQ(rows[0]["step_seconds"].get<double>(), pod.steps.front().step_seconds);
+    EXPECT_EQ(rows[0]["replicas"], 32);
+    EXPECT_EQ(rows[0]["steps"], 8);  // train.max_steps
+}
+
+TEST(CliEmulated, EstimateOfResNet50AcrossSlices) {
+    TempDir tmp;
+    const std::string file = std::string(TRAINBENCH_SOURCE_DIR) + "/experiments/resnet50-imagenet-estimate.json";
+    auto r = runCli({"estimate", file, "--json"}, tmp.path);
+    ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
+    const auto rows = nlohmann::json::parse(r.out);
+    ASSERT_EQ(rows.size(), 5u);
+    const std::vector<int> cores{8, 32, 128, 512, 2048};
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const auto& p = rows[i];
+        EXPECT_EQ(p["replicas"], cores[i]);
+        EXPECT_EQ(p["device_count"], cores[i] / 2);  // chips
+        EXPECT_EQ(p["replica_batch"], 128);
+        EXPECT_TRUE(p["fits"].get<bool>());
+        // 90 epochs of 1,281,167 images, the dataset repeated and the remainder dropped.
+        EXPECT_EQ(p["steps"], 90LL * 1281167 / (128LL * cores[i]));
+        // Charged: chips x $2.00 per chip-hour (the catalog's v3 price) over the training time.
+        EXPECT_NEAR(p["cost"].get<double>(), cores[i] / 2 * 2.00 * p["train_seconds"].get<double>() / 3600, 1e-9);
+        // The same per-core batch: throughput grows with the slice, the exchange is partly hidden.
+        if (i > 0) {
+            EXPECT_GT(p["samples_per_second"].get<double>(), rows[i - 1]["samples_per_second"].get<double>() * 3.5);
+        }
+        // Never better than linear, but for the last bucket's exchange, which a bigger torus can finish sooner.
+        EXPECT_LE(p["scaling_efficiency"].get<double>(), 1.01);
+    }
+    // A per-core batch too large for a core's 16 GiB is reported like the device's out-of-memory.
+    auto big = runCli({"estimate", file, "--set", "train.batch_size=1024"}, tmp.path);
+    EXPECT_EQ(big.exitCode, 1) << big.out << big.err;
+    EXPECT_NE(big.err.find("out of memory on tpu-v3 core"), std::string::npos) << big.err;
+    EXPECT_NE(big.out.find("OOM"), std::string::npos) << big.out;
+    // Nothing to train on: `run` says to estimate instead.
+    auto run = runCli({"run", file, "--db", (tmp.path / "runs.db").string(), "--set", "sweep={}", "-q"}, tmp.path);
+    EXPECT_NE(run.exitCode, 0);
+    EXPECT_NE((run.out + run.err).find("trainbench-cli estimate"), std::string::npos) << run.out << run.err;
 }

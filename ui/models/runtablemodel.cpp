@@ -218,7 +218,14 @@ QVariant RunTableModel::runData(const profiler::RunRow& r, int column, int role)
         if (column == Name)
             return tr("Run %1%2").arg(r.id.value).arg(r.experiment_file ? tr(" from %1").arg(text(r.experiment_file))
                                                                          : QString());
-        if (column == Cost) return tr("No price is recorded for %1").arg(text(r.devices));
+        if (column == Cost) {
+            if (!r.costPerSecond()) return tr("No price is recorded for %1").arg(text(r.devices));
+            return tr("%1 × %2 at $%3 per device-hour%4, over training and evaluation")
+                .arg(r.device_count.value_or(1))
+                .arg(text(r.device_type))
+                .arg(r.price_per_device_hour.value_or(0.0), 0, 'f', 2)
+                .arg(r.cost ? QString() : tr(" (set when the run ends)"));
+        }
         return {};
     }
     if (role == Qt::TextAlignmentRole) {
@@ -242,7 +249,7 @@ QVariant RunTableModel::runData(const profiler::RunRow& r, int column, int role)
         case FinalAccuracy: return num(r.final_accuracy, format::percent(r.final_accuracy));
         case TimeToTarget: return num(r.time_to_target, format::duration(r.time_to_target));
         case Throughput: return num(r.throughput, format::throughput(r.throughput));
-        case Cost: return sort ? QVariant(-1e300) : QVariant(QString());
+        case Cost: return num(r.cost, r.cost ? QStringLiteral("$%1").arg(*r.cost, 0, 'f', *r.cost < 1 ? 4 : 2) : QString());
         case Verdict: return text(r.verdict);
         case Started: return sort ? QVariant(text(r.started_at)) : QVariant(format::localTime(r.started_at));
     }

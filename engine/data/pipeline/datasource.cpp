@@ -10,6 +10,9 @@ namespace trainbench::engine {
 
 TrainingData openTrainingData(const DataConfig& data, int64_t batch_size, uint64_t seed,
                               const std::function<void(const std::string&)>& log) {
+    if (data.dataset == "shape")
+        throw DataError("data.dataset 'shape' describes the data by its shape alone: there is nothing to train on "
+                        "(estimate the experiment with `trainbench-cli estimate FILE`)");
     TrainingData out;
     out.storage = std::make_shared<Storage>(data.storage);
     if (!usesStreamingPipeline(data)) {

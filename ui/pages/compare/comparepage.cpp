@@ -68,9 +68,8 @@ ComparePage::ComparePage(StoreService& store, QWidget* parent) : QWidget(parent)
     xBox_ = new QComboBox;
     xBox_->addItems({tr("against step"), tr("against wall time"), tr("against cost")});
     xBox_->setToolTip(tr("x axis: optimizer step, training wall time (evaluations excluded), or cost"));
-    // Cost needs a price per device-hour, which no run records yet: offered, but not selectable.
-    xBox_->setItemData(2, 0, Qt::UserRole - 1);
-    xBox_->setItemData(2, tr("No run records a price for its devices, so there is no cost to plot"), Qt::ToolTipRole);
+    // Cost needs a price per device-hour: selectable once every compared run records one.
+    setCostSelectable(false);
     seedsBox_ = new QCheckBox(tr("Group seeds"));
     seedsBox_->setChecked(groupSeeds_);
     seedsBox_->setToolTip(tr("Runs that differ only by seed as one curve: their mean, with a band from min to max"));
@@ -129,7 +128,7 @@ ComparePage::ComparePage(StoreService& store, QWidget* parent) : QWidget(parent)
     connect(&store_, &StoreService::runUpdated, this, &ComparePage::onUpdate);
     connect(metricBox_, &QComboBox::currentIndexChanged, this, [this](int i) { setMetric(static_cast<Metric>(i)); });
     connect(xBox_, &QComboBox::currentIndexChanged, this,
-            [this](int i) { setXAxis(i == 0 ? XAxis::Step : XAxis::WallTime); });
+            [this](int i) { setXAxis(i == 0 ? XAxis::Step : i == 1 ? XAxis::WallTime : XAxis::Cost); });
     connect(seedsBox_, &QCheckBox::toggled, this, &ComparePage::setGroupSeeds);
     connect(differencesOnly_, &QCheckBox::toggled, config_, &ConfigDiffModel::setDifferencesOnly);
     connect(scalingMode_, &QComboBox::currentIndexChanged, this, [this](int i) {
@@ -155,10 +154,17 @@ void ComparePage::setMetric(Metric m) {
 
 void ComparePage::setXAxis(XAxis x) {
     x_ = x;
-    const int i = x == XAxis::Step ? 0 : 1;
+    const int i = x == XAxis::Step ? 0 : x == XAxis::WallTime ? 1 : 2;
     if (xBox_->currentIndex() != i) xBox_->setCurrentIndex(i);
     convergence_->resetZoom();
     rebuildConvergence();
+}
+
+void ComparePage::setCostSelectable(bool on) {
+    xBox_->setItemData(2, on ? QVariant() : QVariant(0), Qt::UserRole - 1);
+    xBox_->setItemData(2, on ? tr("Cost: each run's devices at their price per hour over its training time")
+                             : tr("A compared run records no price for its devices, so there is no cost to plot"),
+                       Qt::ToolTipRole);
 }
 
 void ComparePage::setGroupSeeds(bool on) {
@@ -225,7 +231,15 @@ void ComparePage::rebuild() {
 
 void ComparePage::rebuildConvergence() {
     const bool accuracy = metric_ == Metric::TestAccuracy;
-    convergence_->setAxisTitles(x_ == XAxis::Step ? tr("step") : tr("wall time (s)"),
+    // Every compared run needs a price for a cost axis; otherwise it falls back to wall time.
+    bool priced = !ids_.isEmpty();
+    for (qint64 id : ids_) {
+        auto it = runs_.find(id);
+        if (it == runs_.end() || !it->second.row().costPerSecond()) priced = false;
+    }
+    setCostSelectable(priced);
+    if (x_ == XAxis::Cost && !priced) x_ = XAxis::WallTime;
+    convergence_->setAxisTitles(x_ == XAxis::Step ? tr("step") : x_ == XAxis::WallTime ? tr("wall time (s)") : tr("cost (USD)"),
                                 accuracy ? tr("test accuracy") : tr("loss"));
     convergence_->setLogY(metric_ == Metric::TrainingLoss);
     // Runs grouped by experiment-but-seed, in the order compared.

@@ -43,6 +43,7 @@ public:
     CompareSummaryModel* summaryModel() const { return summary_; }
 
 private:
+    void setCostSelectable(bool on);
     void onUpdate(const RunUpdatePtr& update);
     void rebuild();
     void rebuildConvergence();

@@ -6,8 +6,11 @@ namespace trainbench::ui {
 
 namespace {
 
-double xOf(const engine::StepRecord& s, XAxis x) {
-    return x == XAxis::Step ? static_cast<double>(s.step) : s.wall_seconds;
+// The x of a record at `step` and training time `wall`; cost needs a price (else 0 for every point).
+double xAt(int64_t step, double wall, XAxis x, const profiler::RunRow& row) {
+    if (x == XAxis::Step) return static_cast<double>(step);
+    if (x == XAxis::Cost) return wall * row.costPerSecond().value_or(0.0);
+    return wall;
 }
 
 std::optional<double> number(const std::optional<std::string>& text) {
@@ -41,28 +44,28 @@ std::optional<std::string> RunHistory::attribute(const std::string& key) const {
 std::vector<QPointF> RunHistory::lossPoints(XAxis x, size_t from) const {
     std::vector<QPointF> p;
     p.reserve(steps_.size() - std::min(from, steps_.size()));
-    for (size_t i = from; i < steps_.size(); ++i) p.emplace_back(xOf(steps_[i], x), steps_[i].loss);
+    for (size_t i = from; i < steps_.size(); ++i) p.emplace_back(xAt(steps_[i].step, steps_[i].wall_seconds, x, row_), steps_[i].loss);
     return p;
 }
 
 std::vector<QPointF> RunHistory::throughputPoints(XAxis x, size_t from) const {
     std::vector<QPointF> p;
     p.reserve(steps_.size() - std::min(from, steps_.size()));
-    for (size_t i = from; i < steps_.size(); ++i) p.emplace_back(xOf(steps_[i], x), steps_[i].samples_per_second);
+    for (size_t i = from; i < steps_.size(); ++i) p.emplace_back(xAt(steps_[i].step, steps_[i].wall_seconds, x, row_), steps_[i].samples_per_second);
     return p;
 }
 
 std::vector<QPointF> RunHistory::accuracyPoints(XAxis x, const std::string& split) const {
     std::vector<QPointF> p;
     for (const auto& e : evals_)
-        if (e.split == split) p.emplace_back(x == XAxis::Step ? static_cast<double>(e.step) : e.wall_seconds, e.accuracy);
+        if (e.split == split) p.emplace_back(xAt(e.step, e.wall_seconds, x, row_), e.accuracy);
     return p;
 }
 
 std::vector<QPointF> RunHistory::evalLossPoints(XAxis x, const std::string& split) const {
     std::vector<QPointF> p;
     for (const auto& e : evals_)
-        if (e.split == split) p.emplace_back(x == XAxis::Step ? static_cast<double>(e.step) : e.wall_seconds, e.loss);
+        if (e.split == split) p.emplace_back(xAt(e.step, e.wall_seconds, x, row_), e.loss);
     return p;
 }
 

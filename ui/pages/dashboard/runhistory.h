@@ -16,7 +16,8 @@
 
 namespace trainbench::ui {
 
-enum class XAxis { Step, WallTime };
+// Cost: the run's price per second (devices and host) times its training time.
+enum class XAxis { Step, WallTime, Cost };
 
 struct Progress {
     int64_t step = 0;

@@ -1,0 +1,111 @@
+// trainbench-cli estimate: a dry run of an experiment (and every point of its sweep) on its emulated
+// devices, from the op graph alone: one row per point with step time, throughput, scaling against
+// the first point, memory per replica, the whole run's time and cost.
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli/commands.h"
+#include "app/cli/exitcodes.h"
+#include "app/cli/texttable.h"
+#include "app/experiment/experimenterror.h"
+#include "app/experiment/sweep.h"
+#include "app/run/estimate.h"
+
+namespace trainbench::cli {
+
+namespace {
+
+std::string duration(double seconds) {
+    if (seconds < 1) return fmt("%.3g ms", seconds * 1e3);
+    if (seconds < 120) return fmt("%.1f s", seconds);
+    if (seconds < 7200) return fmt("%.1f min", seconds / 60);
+    if (seconds < 172800) return fmt("%.1f h", seconds / 3600);
+    return fmt("%.1f days", seconds / 86400);
+}
+
+std::string gib(double bytes) { return fmt("%.2f GiB", bytes / (1024.0 * 1024.0 * 1024.0)); }
+
+}  // namespace
+
+int estimateCommand(const std::string& file, const std::vector<std::string>& overrides, bool asJson) {
+    std::vector<app::SweepPoint> points;
+    try {
+        points = app::loadSweepFile(file, overrides);
+    } catch (const app::ExperimentError& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return kExitUsage;
+    }
+    try {
+        const app::DataShape data = app::dataShapeOf(points.front().experiment);
+        TextTable table({"point", "devices", "batch/replica", "step", "samples/s", "scaling", "memory/replica",
+                         "MXU/TC use", "steps", "time", "cost"});
+        nlohmann::json out = nlohmann::json::array();
+        double firstPerReplica = 0.0;
+        bool anyTooBig = false;
+        for (const app::SweepPoint& p : points) {
+            const app::Estimate e = app::estimateExperiment(p.experiment, data);
+            const double perReplica = e.samples_per_second / e.replicas;
+            if (firstPerReplica == 0.0) firstPerReplica = perReplica;
+            const double scaling = perReplica / firstPerReplica;  // 1 = linear in replicas
+            anyTooBig = anyTooBig || !e.memory.fits;
+            table.add({p.name, e.devices + " (" + std::to_string(e.replicas) + ")", std::to_string(e.replica_batch),
+                       duration(e.step.seconds()), fmt("%.0f", e.samples_per_second), fmt("%.0f %%", scaling * 100),
+                       gib(e.memory.needed_bytes) + fmt(" (%.0f %%)", e.memory.fraction * 100) +
+                           (e.memory.fits ? "" : " OOM"),
+                       fmt("%.0f %%", e.step.matrix_utilisation * 100), std::to_string(e.steps),
+                       duration(e.train_seconds), e.cost ? fmt("$%.2f", *e.cost) : "-"});
+            out.push_back({{"point", p.name},
+                           {"devices", e.devices},
+                           {"replicas", e.replicas},
+                           {"device_count", e.device_count},
+                           {"global_batch", e.global_batch},
+                           {"replica_batch", e.replica_batch},
+                           {"step_seconds", e.step.seconds()},
+                           {"forward_seconds", e.step.forward_s},
+                           {"backward_seconds", e.step.backward_s},
+                           {"optimizer_seconds", e.step.optimizer_s},
+                           {"comm_seconds", e.step.comm_s},
+                           {"exposed_comm_seconds", e.step.exposed_comm_s},
+                           {"overhead_seconds", e.step.overhead_s},
+                           {"input_seconds", e.step.input_s},
+                           {"samples_per_second", e.samples_per_second},
+                           {"scaling_efficiency", scaling},
+                           {"matrix_utilisation", e.step.matrix_utilisation},
+                           {"memory_bytes", e.memory.needed_bytes},
+                           {"memory_fraction", e.memory.fraction},
+                           {"fits", e.memory.fits},
+                           {"steps", e.steps},
+                           {"train_seconds", e.train_seconds},
+                           {"price_per_device_hour", e.price_per_device_hour ? nlohmann::json(*e.price_per_device_hour) : nlohmann::json()},
+                           {"cost", e.cost ? nlohmann::json(*e.cost) : nlohmann::json()}});
+            if (!e.memory.fits && !asJson) std::fprintf(stderr, "%s: %s\n", p.name.c_str(), e.memory.message.c_str());
+        }
+        if (asJson) {
+            std::printf("%s\n", out.dump(2).c_str());
+        } else {
+            std::printf("estimate of %s: %lld training examples of %s, %lld classes (op graph only: no data read, "
+                        "no numerics)\n\n",
+                        file.c_str(), static_cast<long long>(data.train_examples),
+                        [&] {
+                            std::string s;
+                            for (size_t i = 0; i < data.sample.size(); ++i)
+                                s += (i ? "x" : "") + std::to_string(data.sample[i]);
+                            return s;
+                        }().c_str(),
+                        static_cast<long long>(data.classes));
+            table.print(stdout);
+            std::printf("\nscaling: samples/s per replica against the first point; time: training steps only "
+                        "(evaluations not counted); cost: devices charged x catalog price x time.\n");
+        }
+        return anyTooBig ? kExitRunFailed : kExitOk;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "estimate: %s\n", e.what());
+        return kExitUsage;
+    }
+}
+
+}  // namespace trainbench::cli

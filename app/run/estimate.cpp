@@ -1,0 +1,54 @@
+#include "app/run/estimate.h"
+
+#include <stdexcept>
+
+#include "app/run/deviceplan.h"
+#include "engine/data/pipeline/datasource.h"
+#include "engine/device/opgraph.h"
+
+namespace trainbench::app {
+
+DataShape dataShapeOf(const Experiment& x) {
+    if (x.data.dataset == "shape") {
+        const engine::ShapeOnlyData& s = x.data.shape;
+        return {{s.channels, s.height, s.width}, s.classes, s.train_examples};
+    }
+    engine::TrainingData d = engine::openTrainingData(x.data, x.train.batch_size, x.train.seed);
+    DataShape out{{d.channels, d.height, d.width}, d.num_classes, d.train->examplesPerEpoch()};
+    return out;
+}
+
+Estimate estimateExperiment(const Experiment& x, const DataShape& data) {
+    if (!x.device.emulated())
+        throw std::invalid_argument("device.type is 'cpu': estimate times an emulated device (set device.type to a "
+                                    "device of the catalog, e.g. 'a100-sxm4-40gb' or 'tpu-v3'); run it to measure this host");
+    const DevicePlan plan = planDevices(x);
+    Estimate e;
+    e.devices = plan.devices;
+    e.replica_label = plan.spec.replicaLabel();
+    e.replicas = plan.replicas;
+    e.device_count = plan.device_count;
+    e.global_batch = x.strategy.batch_scope == "per_replica" ? x.train.batch_size * plan.replicas : x.train.batch_size;
+    e.replica_batch = engine::replicaBatch(e.global_batch, plan.replicas);
+    const engine::OpGraph graph = engine::trainingStepGraph(x.model, data.sample, data.classes, e.replica_batch, x.optimizer);
+    e.memory = engine::checkMemory(graph, plan.spec, plan.precision);
+    for (const engine::OpDesc& op : graph.ops) e.flops_per_step += op.cost.flops * static_cast<double>(op.calls);
+    // Infeed pinned or none: the estimate has no host pipeline to measure.
+    engine::VirtualClock clock(virtualClockConfig(plan, x, x.device.infeed_seconds_per_batch), x.model, data.sample,
+                               data.classes, x.optimizer);
+    e.step = clock.stepCost(e.global_batch);
+    e.samples_per_second = static_cast<double>(e.global_batch) / e.step.seconds();
+    const int64_t examples = x.data.train_limit > 0 ? std::min(x.data.train_limit, data.train_examples) : data.train_examples;
+    // The data set repeated for the epochs, then batched with the remainder dropped (static shapes,
+    // as a TPU input pipeline does it): every example is seen `epochs` times but for the last batch.
+    const int64_t epochSteps = x.train.epochs * examples / e.global_batch;
+    e.steps = x.train.max_steps > 0 && (x.train.epochs == 0 || x.train.max_steps < epochSteps) ? x.train.max_steps
+                                                                                               : epochSteps;
+    e.train_seconds = static_cast<double>(e.steps) * e.step.seconds();
+    e.price_per_device_hour = plan.price_per_device_hour;
+    if (plan.price_per_device_hour)
+        e.cost = static_cast<double>(plan.device_count) * *plan.price_per_device_hour * e.train_seconds / 3600.0;
+    return e;
+}
+
+}  // namespace trainbench::app

@@ -1,0 +1,48 @@
+#pragma once
+// A dry run (trainbench-cli estimate): what an experiment would take on its emulated devices, from
+// the op graph alone — step time, memory per replica, throughput, time and cost of the whole run —
+// without loading data or running numerics, so that a model too large to train here (a ResNet-50 on
+// ImageNet) can be planned across devices and slice sizes.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "app/experiment/experiment.h"
+#include "engine/device/devicememory.h"
+#include "engine/device/virtualclock.h"
+
+namespace trainbench::app {
+
+// What the model sees of the data: one example's shape, the classes, the examples of an epoch.
+struct DataShape {
+    engine::Dims sample;
+    int64_t classes = 0;
+    int64_t train_examples = 0;
+};
+
+// dataset "shape": its data.shape section; otherwise the data set is opened to read its shape
+// (throws DataError as a run would when it cannot be read).
+DataShape dataShapeOf(const Experiment& x);
+
+struct Estimate {
+    std::string devices;          // e.g. "tpu-v3:v3-32"
+    std::string replica_label;    // "tpu-v3 core"
+    int replicas = 1;
+    int64_t device_count = 1;     // charged: chips, GPUs
+    int64_t global_batch = 0;
+    int64_t replica_batch = 0;
+    engine::VirtualStep step;     // one step, virtual seconds by part (no infeed: no host pipeline here)
+    double flops_per_step = 0.0;  // useful FLOPs of one replica's step
+    engine::MemoryCheck memory;   // one replica
+    double samples_per_second = 0.0;
+    int64_t steps = 0;            // of the whole run: epochs x steps per epoch, or max_steps
+    double train_seconds = 0.0;   // steps x step time (evaluations not included)
+    std::optional<double> price_per_device_hour;
+    std::optional<double> cost;   // device_count x price x train_seconds
+};
+
+// Throws std::invalid_argument when the experiment is not on an emulated device or its batch does
+// not split over the replicas. A model that does not fit is reported (memory.fits false), not thrown.
+Estimate estimateExperiment(const Experiment& x, const DataShape& data);
+
+}  // namespace trainbench::app
