@@ -68,7 +68,11 @@ void printOps(const profiler::ProfileInput& in) {
     double total = 0;
     for (const auto& o : ops) total += o.seconds;
     const double ridge = in.roofs ? in.roofs->ridge() : 0.0;
-    if (in.roofs)
+    const bool emulated = in.experiment.contains("device") && in.experiment["device"].value("type", "cpu") != "cpu";
+    if (in.roofs && emulated)  // the device's roofs and the virtual clock's op times
+        std::printf("\nops on the virtual clock (roofs of one %s: %.0f GFLOP/s, %.1f GB/s; ridge %.1f FLOP/B)\n",
+                    in.roofs->host.c_str(), in.roofs->peak_gflops, in.roofs->bandwidth_gbs, ridge);
+    else if (in.roofs)
         std::printf("\nops (roofs at %d thread(s): %.0f GFLOP/s, %.1f GB/s; ridge %.1f FLOP/B)\n", in.roofs->threads,
                     in.roofs->peak_gflops, in.roofs->bandwidth_gbs, ridge);
     else

@@ -1,58 +1,23 @@
 // End to end: runs on emulated devices train with the real numerics and record the virtual clock.
 // The same experiment on a TPU slice gives the loss curve of the same global batch on the CPU, and
-// the same virtual-time curve whether or not the host is busy; it is charged for its chips.
+// the same virtual-time curve as any other run of it (tests/serial: under load); it is charged for
+// its chips.
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <fstream>
-#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "profiler/store/runstore.h"
 #include "tests/integration/clirunner.h"
+#include "tests/integration/emulatedruns.h"
 
 using namespace trainbench;
 using trainbench::testing::runCli;
 using trainbench::testing::TempDir;
+using namespace trainbench::testing::emulated;
 
-namespace {
-
-std::string writeFile(const std::filesystem::path& path, const std::string& text) {
-    std::ofstream(path) << text;
-    return path.string();
-}
-
-// W1 on 4096 examples, global batch 256, 8 steps; the device section is appended.
-std::string experiment(const std::string& name, const std::string& strategyAndDevice) {
-    return R"({"name": ")" + name + R"(", "model": {"preset": "mlp"},
-      "data": {"train_limit": 4096, "test_limit": 1000, "drop_remainder": true, "shuffle": true},
-      "train": {"batch_size": 256, "epochs": 0, "max_steps": 8, "eval_every_steps": 4, "threads": 2},
-      )" + strategyAndDevice + "}";
-}
-
-struct Recorded {
-    profiler::RunRow row;
-    std::vector<engine::StepRecord> steps;
-    std::vector<engine::EvalRecord> evals;
-};
-
-Recorded runOne(const TempDir& tmp, const std::string& db, const std::string& name, const std::string& body) {
-    const std::string file = writeFile(tmp.path / (name + ".json"), experiment(name, body));
-    auto r = runCli({"run", file, "--db", db, "-q"}, tmp.path);
-    EXPECT_EQ(r.exitCode, 0) << r.err << r.out;
-    auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
-    auto row = store.findRun(name);
-    EXPECT_TRUE(row.has_value()) << name;
-    if (!row) return {};
-    return {*row, store.steps(row->id), store.evals(row->id)};
-}
-
-const char* kSlice = R"("strategy": {"type": "tpu_pod", "slice": "v3-32"},
-      "device": {"type": "tpu-v3", "infeed_seconds_per_batch": 0.0002})";
-
-}  // namespace
 
 TEST(CliEmulated, ATpuSliceTrainsTheSameNumbersAsTheCpuOnTheVirtualClock) {
     TempDir tmp;
@@ -88,34 +53,15 @@ TEST(CliEmulated, ATpuSliceTrainsTheSameNumbersAsTheCpuOnTheVirtualClock) {
     ASSERT_TRUE(pod.row.cost.has_value());
     const double billed = pod.row.train_seconds.value_or(0) + pod.row.eval_seconds.value_or(0);
     EXPECT_NEAR(*pod.row.cost, 16 * 2.00 * billed / 3600.0, 1e-12);
+    // Its profile is the device's: op times on the virtual clock against one core's roofs.
+    auto profile = runCli({"profile", "pod", "--db", db}, tmp.path);
+    ASSERT_EQ(profile.exitCode, 0) << profile.err;
+    EXPECT_NE(profile.out.find("ops on the virtual clock (roofs of one tpu-v3 core"), std::string::npos) << profile.out;
+    EXPECT_NE(profile.out.find("memory (device: tpu-v3 core memory, 16.00 GiB)"), std::string::npos) << profile.out;
     // The CPU run is charged as this host at the catalog's price.
     EXPECT_EQ(cpu.row.device_type.value_or(""), "cpu-host");
     ASSERT_TRUE(cpu.row.cost.has_value());
     EXPECT_GT(*cpu.row.cost, 0.0);
-}
-
-TEST(CliEmulated, VirtualTimeDoesNotDependOnTheHostsLoad) {
-    TempDir tmp;
-    const std::string db = (tmp.path / "runs.db").string();
-    const Recorded quiet = runOne(tmp, db, "quiet", kSlice);
-    // Two threads spinning on this machine's cores while the same experiment runs again.
-    std::atomic<bool> stop{false};
-    std::vector<std::thread> load;
-    for (int i = 0; i < 2; ++i)
-        load.emplace_back([&] {
-            volatile double x = 1;
-            while (!stop) x = x * 1.0000001 + 1e-9;
-        });
-    const Recorded busy = runOne(tmp, db, "busy", kSlice);
-    stop = true;
-    for (auto& t : load) t.join();
-    ASSERT_EQ(quiet.steps.size(), busy.steps.size());
-    for (size_t i = 0; i < quiet.steps.size(); ++i) {
-        EXPECT_EQ(quiet.steps[i].step_seconds, busy.steps[i].step_seconds);
-        EXPECT_EQ(quiet.steps[i].wall_seconds, busy.steps[i].wall_seconds);
-    }
-    for (size_t i = 0; i < quiet.evals.size() && i < busy.evals.size(); ++i)
-        EXPECT_EQ(quiet.evals[i].wall_seconds, busy.evals[i].wall_seconds);
 }
 
 TEST(CliEmulated, AModelThatDoesNotFitFailsLikeAnOutOfMemory) {
