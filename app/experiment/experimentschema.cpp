@@ -263,6 +263,9 @@ void checkEmulatedDevice(const json& x, const std::string&, IssueList& issues) {
         issues.add("strategy.type", "is 'mirrored' but device.type is a TPU: use 'tpu_pod' with a slice");
     if (tpu && x["data"]["drop_remainder"] != true)
         issues.add("data.drop_remainder", "must be true on a TPU: the MXUs need static shapes (every batch the same size)");
+    else if (device != "cpu" && type == "mirrored" && x["data"]["drop_remainder"] != true)
+        issues.add("data.drop_remainder", "must be true for 'mirrored' on an emulated device: every replica gets the same "
+                                          "share of every batch (static shapes)");
 }
 
 SchemaKey buildSchema() {

@@ -37,7 +37,10 @@ VirtualClock::Entry& VirtualClock::entry(int64_t globalBatch) {
     auto it = steps_.find(globalBatch);
     if (it != steps_.end()) return it->second;
     Entry e;
-    e.graph = trainingStepGraph(model_, sample_, classes_, replicaBatch(globalBatch, config_.replicas), optimizer_);
+    // Replicas get equal shares (validation asks for static shapes); a batch that does not split is
+    // charged as its largest share, the replica the others wait for.
+    const int64_t perReplica = (globalBatch + config_.replicas - 1) / config_.replicas;
+    e.graph = trainingStepGraph(model_, sample_, classes_, perReplica, optimizer_);
     e.timing = stepTime(e.graph, config_.device, config_.precision);
     VirtualStep& v = e.step;
     v.forward_s = e.timing.forward_s;

@@ -64,6 +64,23 @@ TEST(CliEmulated, ATpuSliceTrainsTheSameNumbersAsTheCpuOnTheVirtualClock) {
     EXPECT_GT(*cpu.row.cost, 0.0);
 }
 
+TEST(CliEmulated, MirroredGpusExchangeOverNvSwitch) {
+    TempDir tmp;
+    const std::string db = (tmp.path / "runs.db").string();
+    const Recorded one = runOne(tmp, db, "one", R"("device": {"type": "a100-sxm4-40gb"})");
+    const Recorded four = runOne(tmp, db, "four", R"("strategy": {"type": "mirrored", "replicas": 4},
+      "device": {"type": "a100-sxm4-40gb"})");
+    ASSERT_EQ(one.steps.size(), 8u);
+    ASSERT_EQ(four.steps.size(), 8u);
+    EXPECT_EQ(four.row.devices, "a100-sxm4-40gb:4");
+    EXPECT_EQ(four.row.device_count.value_or(0), 4);
+    for (size_t i = 0; i < 8; ++i) EXPECT_NEAR(four.steps[i].loss, one.steps[i].loss, 1e-4) << "step " << i + 1;
+    // A quarter of the batch each: less compute per step, plus a gradient all-reduce one GPU does not need.
+    EXPECT_EQ(one.steps.front().comm_seconds, 0.0);
+    EXPECT_GT(four.steps.front().comm_seconds, 0.0);
+    EXPECT_LT(four.steps.front().forward_seconds, one.steps.front().forward_seconds);
+}
+
 TEST(CliEmulated, AModelThatDoesNotFitFailsLikeAnOutOfMemory) {
     TempDir tmp;
     const std::string db = (tmp.path / "runs.db").string();
@@ -99,6 +116,13 @@ TEST(CliEmulated, BadDeviceSectionsAreRejectedWithTheKeyPath) {
     check(R"("strategy": {"type": "tpu_pod", "slice": "v2-32"}, "device": {"type": "tpu-v3"})", "TPU v2 slice");
     check(R"("strategy": {"type": "tpu_pod", "slice": "v3-2048"}, "device": {"type": "tpu-v3"})", "train.batch_size");
     check(R"("strategy": {"type": "tpu_pod", "slice": "v3-8"}, "device": {"type": "v100-sxm2-16gb"})", "needs a TPU");
+    // Replicas of an emulated device get equal shares of every batch: no smaller last batch.
+    const std::string mirrored = writeFile(tmp.path / "mirrored.json", experiment("m", R"("strategy": {"type": "mirrored",
+      "replicas": 2}, "device": {"type": "v100-sxm2-16gb"})"));
+    auto r = runCli({"validate", mirrored, "--set", "data.drop_remainder=false"}, tmp.path);
+    EXPECT_NE(r.exitCode, 0);
+    EXPECT_NE((r.out + r.err).find("data.drop_remainder: must be true for 'mirrored' on an emulated device"),
+              std::string::npos) << r.out << r.err;
 }
 
 TEST(CliEmulated, EstimateGivesTheVirtualStepOfARunWithoutTraining) {
