@@ -340,10 +340,10 @@ engine::MemoryCheck fitOnDevice(const Experiment& x, const DevicePlan& plan, int
 // not fit fails as it would there), the host's infeed, and the virtual clock.
 std::unique_ptr<engine::VirtualClock> emulate(const Experiment& x, const DevicePlan& plan, int64_t globalBatch,
                                               const engine::Dims& shape, int64_t classes,
+                                              const engine::MemoryCheck& memory,
                                               const std::function<void(const std::string&)>& say,
                                               profiler::RunWriter* writer) {
     const int64_t perReplica = engine::replicaBatch(globalBatch, plan.replicas);
-    const engine::MemoryCheck memory = fitOnDevice(x, plan, globalBatch, shape, classes);
     const double infeed = measureInfeed(x, globalBatch);
     auto clock = std::make_unique<engine::VirtualClock>(virtualClockConfig(plan, x, infeed), x.model, shape, classes,
                                                         x.optimizer);
@@ -371,12 +371,12 @@ std::unique_ptr<engine::VirtualClock> emulate(const Experiment& x, const DeviceP
 }
 
 // What the profiler records of a run on emulated devices: one replica's step on the device.
-RunProfiler::Emulation emulationProfile(engine::VirtualClock& clock, const DevicePlan& plan, int64_t globalBatch) {
+RunProfiler::Emulation emulationProfile(engine::VirtualClock& clock, const DevicePlan& plan, int64_t globalBatch,
+                                        const engine::MemoryCheck& memory) {
     RunProfiler::Emulation e;
     e.timing = clock.replicaTiming(globalBatch);
-    e.graph = engine::trainingStepGraph(clock.modelSpec(), clock.sampleShape(), clock.numClasses(),
-                                        engine::replicaBatch(globalBatch, plan.replicas), clock.optimizerConfig());
-    e.activation_bytes = engine::checkMemory(e.graph, plan.spec, plan.precision).activation_bytes;
+    e.graph = clock.replicaGraph(globalBatch);
+    e.activation_bytes = memory.activation_bytes;
     e.replica_memory_bytes = plan.replica_memory_bytes;
     e.replica_label = plan.spec.replicaLabel();
     e.peak_gflops = plan.spec.replicaMatrixFlops(plan.precision) * 1e-9;
@@ -456,7 +456,9 @@ RunOutcome runExperiment(const RunRequest& request) {
         if (writer && (data.choice.autotuned || engine::usesStreamingPipeline(x.data)))
             writer->attributes(pipelineAttributes(data));
         const engine::Dims shape{data.channels, data.height, data.width};
-        if (devicePlan.emulated) fitOnDevice(x, devicePlan, place.globalBatch, shape, data.num_classes);
+        // Checked before the model is allocated here: a model that does not fit the device fails now.
+        std::optional<engine::MemoryCheck> deviceMemory;
+        if (devicePlan.emulated) deviceMemory = fitOnDevice(x, devicePlan, place.globalBatch, shape, data.num_classes);
         std::unique_ptr<engine::CpuDevice> device;
         std::unique_ptr<engine::Model> model;
         std::unique_ptr<engine::Optimizer> optimizer;
@@ -512,14 +514,15 @@ RunOutcome runExperiment(const RunRequest& request) {
         engine::Trainer trainer(*strategy, *data.train, data.test, x.train);
         std::unique_ptr<engine::VirtualClock> virtualClock;
         if (devicePlan.emulated) {
-            virtualClock = emulate(x, devicePlan, place.globalBatch, shape, data.num_classes, say,
+            virtualClock = emulate(x, devicePlan, place.globalBatch, shape, data.num_classes, *deviceMemory, say,
                                    writer ? &*writer : nullptr);
             trainer.setClock(virtualClock.get());
         }
         // The process that records the run profiles it (a parameter_server chief trains nothing itself).
         if (writer && !parameterServer) {
             profile.emplace(x, request.dbPath, place.threadsPerReplica, request.log);
-            if (virtualClock) profile->setEmulation(emulationProfile(*virtualClock, devicePlan, place.globalBatch));
+            if (virtualClock)
+                profile->setEmulation(emulationProfile(*virtualClock, devicePlan, place.globalBatch, *deviceMemory));
             profile->start(*strategy, std::max<int64_t>(1, place.globalBatch / std::max(1, place.replicas)));
         }
         // Every replica holds the same parameters; the chief (or the only process) saves them.

@@ -72,6 +72,8 @@ const VirtualStep& VirtualClock::stepCost(int64_t globalBatch) { return entry(gl
 
 const StepTiming& VirtualClock::replicaTiming(int64_t globalBatch) { return entry(globalBatch).timing; }
 
+const OpGraph& VirtualClock::replicaGraph(int64_t globalBatch) { return entry(globalBatch).graph; }
+
 void VirtualClock::step(StepRecord& rec) {
     const VirtualStep& v = stepCost(rec.samples);
     rec.input_seconds = v.input_s;

@@ -60,11 +60,8 @@ public:
     const VirtualStep& stepCost(int64_t globalBatch);
     // The op graph and timing of one replica's step at a global batch (for reports and estimates).
     const StepTiming& replicaTiming(int64_t globalBatch);
+    const OpGraph& replicaGraph(int64_t globalBatch);
     const VirtualClockConfig& config() const { return config_; }
-    const ModelSpec& modelSpec() const { return model_; }
-    const Dims& sampleShape() const { return sample_; }
-    int64_t numClasses() const { return classes_; }
-    const OptimizerConfig& optimizerConfig() const { return optimizer_; }
 
 private:
     struct Entry {

@@ -12,44 +12,20 @@
 #include "engine/layers/softmaxcrossentropy.h"
 #include "engine/optim/optimizer.h"
 #include "engine/util/errors.h"
+#include "tests/engine/modelspecs.h"
 #include "tests/engine/reference.h"
 
 namespace trainbench::engine {
 namespace {
 
 using namespace testref;
+using namespace testmodels;
 
-LayerSpec dense(int units) { LayerSpec s; s.kind = LayerKind::Dense; s.units = units; return s; }
-LayerSpec conv(int filters, int kernel, int stride = 1, int padding = 0) {
-    LayerSpec s;
-    s.kind = LayerKind::Conv2D;
-    s.filters = filters;
-    s.kernel = kernel;
-    s.stride = stride;
-    s.padding = padding;
-    return s;
-}
 LayerSpec pool(int size, int stride = 0) {
     LayerSpec s; s.kind = LayerKind::MaxPool2D; s.kernel = size; s.stride = stride; return s;
 }
 LayerSpec dropout(float rate) { LayerSpec s; s.kind = LayerKind::Dropout; s.rate = rate; return s; }
-LayerSpec of(LayerKind k) { LayerSpec s; s.kind = k; return s; }
-const LayerSpec relu = of(LayerKind::ReLU), flatten = of(LayerKind::Flatten);
 
-ModelSpec custom(std::vector<LayerSpec> layers) { return ModelSpec{"", std::move(layers)}; }
-ModelSpec preset(const std::string& name) { return ModelSpec{name, presetLayers(name)}; }
-
-struct Batch {
-    int64_t n;
-    Values x;
-    std::vector<int32_t> y;
-};
-Batch randomBatch(const Model& m, int64_t n, uint64_t seed) {
-    Batch b{n, randomValues(n * product(m.sampleShape()), seed), {}};
-    Rng rng(seed + 1);
-    for (int64_t i = 0; i < n; ++i) b.y.push_back(static_cast<int32_t>(rng.below(static_cast<uint64_t>(m.numClasses()))));
-    return b;
-}
 
 double lossOf(Model& m, Batch& b, bool training, uint64_t stepSeed) {
     Tensor& logits = m.forward(b.x.data(), b.n, training, stepSeed);

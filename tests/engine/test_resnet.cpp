@@ -15,46 +15,22 @@
 #include "engine/model/model.h"
 #include "engine/train/trainer.h"
 #include "engine/util/errors.h"
+#include "tests/engine/modelspecs.h"
 #include "tests/engine/reference.h"
 
 namespace trainbench::engine {
 namespace {
 
 using namespace testref;
+using namespace testmodels;
 
-LayerSpec of(LayerKind k) { LayerSpec s; s.kind = k; return s; }
-LayerSpec conv(int filters, int kernel, int stride = 1, int padding = 0, bool bias = true) {
-    LayerSpec s = of(LayerKind::Conv2D);
-    s.filters = filters;
-    s.kernel = kernel;
-    s.stride = stride;
-    s.padding = padding;
-    s.bias = bias;
-    return s;
-}
-LayerSpec dense(int units) { LayerSpec s = of(LayerKind::Dense); s.units = units; return s; }
 LayerSpec pool(int size, int stride, int padding) {
     LayerSpec s = of(LayerKind::MaxPool2D); s.kernel = size; s.stride = stride; s.padding = padding; return s;
 }
 LayerSpec bottleneck(int width, int stride) {
     LayerSpec s = of(LayerKind::Bottleneck); s.filters = width; s.stride = stride; return s;
 }
-const LayerSpec bn = of(LayerKind::BatchNorm), relu = of(LayerKind::ReLU), gap = of(LayerKind::GlobalAvgPool),
-                flatten = of(LayerKind::Flatten);
-ModelSpec custom(std::vector<LayerSpec> layers) { return ModelSpec{"", std::move(layers)}; }
-ModelSpec preset(const std::string& name) { return ModelSpec{name, presetLayers(name)}; }
-
-struct Batch {
-    int64_t n;
-    Values x;
-    std::vector<int32_t> y;
-};
-Batch randomBatch(const Model& m, int64_t n, uint64_t seed) {
-    Batch b{n, randomValues(n * product(m.sampleShape()), seed), {}};
-    Rng rng(seed + 1);
-    for (int64_t i = 0; i < n; ++i) b.y.push_back(static_cast<int32_t>(rng.below(static_cast<uint64_t>(m.numClasses()))));
-    return b;
-}
+const LayerSpec bn = of(LayerKind::BatchNorm), gap = of(LayerKind::GlobalAvgPool);
 
 double lossOf(Model& m, Batch& b) {
     Tensor& logits = m.forward(b.x.data(), b.n, true);
