@@ -47,7 +47,8 @@ struct LaunchScriptArgs {
 int launchScriptCommand(const LaunchScriptArgs& args);
 int validateCommand(const std::string& file, const std::vector<std::string>& overrides);
 // A dry run on the experiment's emulated devices, every sweep point a row; 1 when a point does not fit.
-int estimateCommand(const std::string& file, const std::vector<std::string>& overrides, bool asJson);
+int estimateCommand(const std::string& file, const std::vector<std::string>& overrides, bool asJson,
+                    const std::string& db);
 
 int runsCommand(const std::string& db, const std::string& status, int limit);
 int showCommand(const std::string& db, const std::string& run);

@@ -31,7 +31,8 @@ std::string gib(double bytes) { return fmt("%.2f GiB", bytes / (1024.0 * 1024.0 
 
 }  // namespace
 
-int estimateCommand(const std::string& file, const std::vector<std::string>& overrides, bool asJson) {
+int estimateCommand(const std::string& file, const std::vector<std::string>& overrides, bool asJson,
+                    const std::string& db) {
     std::vector<app::SweepPoint> points;
     try {
         points = app::loadSweepFile(file, overrides);
@@ -47,7 +48,7 @@ int estimateCommand(const std::string& file, const std::vector<std::string>& ove
         double firstPerReplica = 0.0;
         bool anyTooBig = false;
         for (const app::SweepPoint& p : points) {
-            const app::Estimate e = app::estimateExperiment(p.experiment, data);
+            const app::Estimate e = app::estimateExperiment(p.experiment, data, app::storeCalibrator(db));
             const double perReplica = e.samples_per_second / e.replicas;
             if (firstPerReplica == 0.0) firstPerReplica = perReplica;
             const double scaling = perReplica / firstPerReplica;  // 1 = linear in replicas
@@ -56,7 +57,7 @@ int estimateCommand(const std::string& file, const std::vector<std::string>& ove
                        duration(e.step.seconds()), fmt("%.0f", e.samples_per_second), fmt("%.0f %%", scaling * 100),
                        gib(e.memory.needed_bytes) + fmt(" (%.0f %%)", e.memory.fraction * 100) +
                            (e.memory.fits ? "" : " OOM"),
-                       fmt("%.0f %%", e.step.matrix_utilisation * 100), std::to_string(e.steps),
+                       e.matrix_units ? fmt("%.0f %%", e.step.matrix_utilisation * 100) : "-", std::to_string(e.steps),
                        duration(e.train_seconds), e.cost ? fmt("$%.2f", *e.cost) : "-"});
             out.push_back({{"point", p.name},
                            {"devices", e.devices},

@@ -82,6 +82,9 @@ int main(int argc, char** argv) {
     estimateCmd->add_option("file", estimateFile, "Experiment file (JSON)")->required();
     estimateCmd->add_option("--set", estimateOverrides, "Override a key (repeatable)")->allow_extra_args(false);
     estimateCmd->add_flag("--json", estimateJson, "One JSON object per point instead of the table");
+    std::string estimateDb = defaultDb;
+    estimateCmd->add_option("--db", estimateDb, "Run store whose calibration times device.type cpu-host")
+        ->default_str(defaultDb);
 
     std::string db = defaultDb, status;
     int limit = 0;
@@ -176,7 +179,7 @@ int main(int argc, char** argv) {
         return cli::launchScriptCommand(ls);
     }
     if (*validateCmd) return cli::validateCommand(validateFile, validateOverrides);
-    if (*estimateCmd) return cli::estimateCommand(estimateFile, estimateOverrides, estimateJson);
+    if (*estimateCmd) return cli::estimateCommand(estimateFile, estimateOverrides, estimateJson, estimateDb);
     if (*runsCmd) return cli::runsCommand(db, status, limit);
     if (*showCmd) return cli::showCommand(db, showRun);
     if (*exportCmd) return cli::exportCommand(exp);

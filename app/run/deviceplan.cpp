@@ -1,9 +1,14 @@
 #include "app/run/deviceplan.h"
 
+#include <algorithm>
 #include <stdexcept>
+#include <thread>
 
 #include "engine/device/devicecatalog.h"
 #include "engine/device/tpuslice.h"
+#include "profiler/machine/hostmodel.h"
+#include "profiler/machine/machinecache.h"
+#include "profiler/machine/memoryprobe.h"
 
 namespace trainbench::app {
 
@@ -30,9 +35,45 @@ engine::Topology gpuTopology(const engine::DeviceSpec& spec, int replicas) {
     return engine::switchTopology(replicas, link);
 }
 
+// This host as the emulated device: replicas placed as a real run here would place them (threads
+// split over mirrored replicas or worker processes), each timed by the kernel rates of its own
+// thread count; mirrored replicas exchange in shared memory, workers over loopback TCP.
+void planHost(DevicePlan& p, const Experiment& x, const HostCalibrator& calibrate) {
+    if (!calibrate)
+        throw std::invalid_argument("device.type \"cpu-host\" is timed from this host's calibration, which needs a run store");
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads = x.train.threads > 0 ? x.train.threads : cores;
+    const bool mirrored = x.strategy.type == "mirrored", workers = x.strategy.type == "multi_worker";
+    p.replicas = mirrored || workers ? x.strategy.replicas : 1;
+    const int perReplica = x.strategy.threads_per_replica > 0 && (mirrored || workers)
+                               ? x.strategy.threads_per_replica
+                               : std::max(1, threads / p.replicas);
+    const HostCalibration host = calibrate(p.spec, perReplica);
+    p.spec = host.spec;
+    if (p.replicas > 1)
+        p.topology = mirrored ? engine::switchTopology(p.replicas, host.shared_memory)
+                              : engine::ringTopology(p.replicas, host.loopback);
+    p.replica_memory_bytes = p.spec.memory_bytes / p.replicas;
+    p.device_count = 1;  // one host, whatever its replicas
+    p.devices = p.spec.id + ":" + std::to_string(perReplica) + (p.replicas > 1 ? "x" + std::to_string(p.replicas) : "");
+}
+
 }  // namespace
 
-DevicePlan planDevices(const Experiment& x) {
+HostCalibrator storeCalibrator(const std::string& storePath) {
+    return [storePath](const engine::DeviceSpec& entry, int threads) {
+        const profiler::MachineRoofs roofs = profiler::roofsFor(storePath, threads);
+        const profiler::HostModel model = profiler::hostModelFor(storePath, threads);
+        HostCalibration c;
+        c.spec = entry.withCalibration(roofs.peak_gflops, roofs.bandwidth_gbs,
+                                       static_cast<double>(profiler::hostMemoryBytes()), model.kernels);
+        c.shared_memory = model.shared_memory;
+        c.loopback = model.loopback;
+        return c;
+    };
+}
+
+DevicePlan planDevices(const Experiment& x, const HostCalibrator& calibrate) {
     const engine::DeviceCatalog catalog = catalogOf(x);
     DevicePlan p;
     p.emulated = x.device.emulated();
@@ -50,6 +91,10 @@ DevicePlan planDevices(const Experiment& x) {
         return p;
     }
     p.precision = precisionOf(x, *spec);
+    if (spec->needs_calibration) {
+        planHost(p, x, calibrate);
+        return p;
+    }
     p.replica_memory_bytes = spec->replicaMemoryBytes();
     if (x.strategy.type == "tpu_pod") {
         const engine::TpuSlice slice = engine::parseTpuSlice(x.strategy.slice);

@@ -4,6 +4,7 @@
 // what precision), and what it is charged per hour. Every run gets a price when the catalog (or the
 // experiment) has one, so that every run records a cost.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -26,8 +27,22 @@ struct DevicePlan {
     double replica_memory_bytes = 0.0;  // emulated: the memory one replica has
 };
 
+// This host as an emulated device (device.type "cpu-host") at a thread count: its roofs, RAM and
+// fitted kernel rates (a calibrated catalog entry), and the links its replicas exchange over.
+struct HostCalibration {
+    engine::DeviceSpec spec;
+    engine::LinkParams shared_memory;  // mirrored replica threads
+    engine::LinkParams loopback;       // multi_worker processes on this host
+};
+using HostCalibrator = std::function<HostCalibration(const engine::DeviceSpec& catalogEntry, int threads)>;
+
+// The calibrator of runs recording into storePath: the roofs and host model cached in that store,
+// measured (and saved) when it has none for this host and thread count.
+HostCalibrator storeCalibrator(const std::string& storePath);
+
 // Throws std::invalid_argument (or DeviceCatalogError for a bad user catalog) naming the key path.
-DevicePlan planDevices(const Experiment& x);
+// device.type "cpu-host" needs a calibrator (std::invalid_argument without one).
+DevicePlan planDevices(const Experiment& x, const HostCalibrator& calibrate = {});
 
 // The virtual clock of an emulated plan, with the host's measured time per global batch.
 engine::VirtualClockConfig virtualClockConfig(const DevicePlan& plan, const Experiment& x,

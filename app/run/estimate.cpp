@@ -18,15 +18,16 @@ DataShape dataShapeOf(const Experiment& x) {
     return out;
 }
 
-Estimate estimateExperiment(const Experiment& x, const DataShape& data) {
+Estimate estimateExperiment(const Experiment& x, const DataShape& data, const HostCalibrator& calibrate) {
     if (!x.device.emulated())
         throw std::invalid_argument("device.type is 'cpu': estimate times an emulated device (set device.type to a "
                                     "device of the catalog, e.g. 'a100-sxm4-40gb' or 'tpu-v3'); run it to measure this host");
-    const DevicePlan plan = planDevices(x);
+    const DevicePlan plan = planDevices(x, calibrate);
     Estimate e;
     e.devices = plan.devices;
     e.replica_label = plan.spec.replicaLabel();
     e.replicas = plan.replicas;
+    e.matrix_units = plan.spec.kind != engine::DeviceKind::Cpu;
     e.device_count = plan.device_count;
     e.global_batch = x.strategy.batch_scope == "per_replica" ? x.train.batch_size * plan.replicas : x.train.batch_size;
     e.replica_batch = engine::replicaBatch(e.global_batch, plan.replicas);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "app/experiment/experiment.h"
+#include "app/run/deviceplan.h"
 #include "engine/device/devicememory.h"
 #include "engine/device/virtualclock.h"
 
@@ -28,6 +29,7 @@ struct Estimate {
     std::string devices;          // e.g. "tpu-v3:v3-32"
     std::string replica_label;    // "tpu-v3 core"
     int replicas = 1;
+    bool matrix_units = true;     // MXUs or tensor cores (a CPU has none: no utilisation to show)
     int64_t device_count = 1;     // charged: chips, GPUs
     int64_t global_batch = 0;
     int64_t replica_batch = 0;
@@ -43,6 +45,7 @@ struct Estimate {
 
 // Throws std::invalid_argument when the experiment is not on an emulated device or its batch does
 // not split over the replicas. A model that does not fit is reported (memory.fits false), not thrown.
-Estimate estimateExperiment(const Experiment& x, const DataShape& data);
+// device.type "cpu-host" is timed from this host's calibration (`calibrate`).
+Estimate estimateExperiment(const Experiment& x, const DataShape& data, const HostCalibrator& calibrate = {});
 
 }  // namespace trainbench::app

@@ -394,7 +394,7 @@ RunOutcome runExperiment(const RunRequest& request) {
     if ((multiWorker || parameterServer) && !request.cluster)
         throw std::invalid_argument("a " + x.strategy.type + " experiment runs as a job of processes: start it with "
                                     "`trainbench-cli run`, or each task with `trainbench-cli worker` and TF_CONFIG");
-    const DevicePlan devicePlan = planDevices(x);
+    const DevicePlan devicePlan = planDevices(x, storeCalibrator(request.dbPath));
     const Placement place = placementFor(x, request.cluster, devicePlan);
     if (parameterServer) {
         const engine::ClusterSpec& c = *request.cluster;

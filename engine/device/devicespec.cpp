@@ -1,6 +1,7 @@
 #include "engine/device/devicespec.h"
 
 #include <stdexcept>
+#include <utility>
 
 namespace trainbench::engine {
 
@@ -85,6 +86,14 @@ DeviceSpec DeviceSpec::withCalibration(double peak_gflops, double bandwidth_gbs,
     out.memory_bandwidth_bytes_per_s = bandwidth_gbs * 1e9;
     out.memory_bytes = host_memory_bytes;
     out.needs_calibration = false;
+    return out;
+}
+
+DeviceSpec DeviceSpec::withCalibration(double peak_gflops, double bandwidth_gbs, double host_memory_bytes,
+                                       KernelRates rates) const {
+    if (rates.empty()) throw std::invalid_argument(id + ": calibration without kernel rates");
+    DeviceSpec out = withCalibration(peak_gflops, bandwidth_gbs, host_memory_bytes);
+    out.kernel_rates = std::move(rates);
     return out;
 }
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/device/kernelrates.h"
+
 namespace trainbench::engine {
 
 enum class DeviceKind { Cpu, Gpu, Tpu };
@@ -74,6 +76,9 @@ struct DeviceSpec {
     // cpu-host: peak, bandwidth and memory are this host's, from the profiler's calibration; zero
     // until withCalibration() fills them.
     bool needs_calibration = false;
+    // cpu-host, calibrated: how long this host's kernels take, fitted to probe measurements. When
+    // present an op is timed by these rates instead of the roofline (devicetiming.h).
+    std::optional<KernelRates> kernel_rates;
 
     std::optional<TpuSpec> tpu;
     std::optional<GpuLinks> links;
@@ -101,6 +106,9 @@ struct DeviceSpec {
     // matmul, STREAM-triad GB/s; RAM in bytes). std::invalid_argument if this device takes no
     // calibration or a figure is not positive.
     DeviceSpec withCalibration(double peak_gflops, double bandwidth_gbs, double memory_bytes) const;
+    // The same with the host's fitted kernel rates (they must not be empty).
+    DeviceSpec withCalibration(double peak_gflops, double bandwidth_gbs, double memory_bytes,
+                               KernelRates rates) const;
 };
 
 }  // namespace trainbench::engine

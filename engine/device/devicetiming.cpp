@@ -49,6 +49,14 @@ OpTiming opTime(const OpDesc& op, const DeviceSpec& device, Precision precision)
         t.issued_flops = rest;
         t.compute_s = rest / vectorRate;
     }
+    if (device.kernel_rates) {
+        // The calibrated host: its kernels' fitted rates, arithmetic and traffic not overlapped.
+        const KernelRate& rate = device.kernel_rates->rateFor(op.cost.kind, !op.matrix.empty());
+        t.compute_s = op.cost.flops * rate.seconds_per_flop;
+        t.memory_s = t.bytes * rate.seconds_per_byte;
+        t.seconds = rate.seconds(op.cost.flops, t.bytes);
+        return t;
+    }
     t.memory_s = t.bytes / device.replicaBandwidthBytesPerS();
     t.seconds = std::max(t.compute_s, t.memory_s) + device.per_op_overhead_s;
     return t;

@@ -3,7 +3,8 @@
 // virtual clock's cost model (docs/devices.md). An op takes
 //   max(compute, bytes / memory bandwidth) + the device's per-op overhead,
 // where compute charges matrix products to the matrix units (TPU MXUs with their padding, GPU
-// tensor cores or CUDA cores by precision) and everything else to the vector / fp32 rate.
+// tensor cores or CUDA cores by precision) and everything else to the vector / fp32 rate. The
+// calibrated host (cpu-host) is timed by its kernels' fitted rates instead (kernelrates.h).
 #include <vector>
 
 #include "engine/device/devicespec.h"

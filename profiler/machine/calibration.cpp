@@ -181,6 +181,8 @@ std::string cpuModel() {
     return "unknown";
 }
 
+}  // namespace
+
 // The store's own timestamp format (strftime('%Y-%m-%dT%H:%M:%fZ')), so measured_at sorts with
 // started_at and friends.
 std::string utcNow() {
@@ -195,8 +197,6 @@ std::string utcNow() {
     std::snprintf(text + length, sizeof text - length, ".%03dZ", static_cast<int>(millis));
     return text;
 }
-
-}  // namespace
 
 int resolveThreads(int threads) { return threads > 0 ? threads : omp_get_num_procs(); }
 

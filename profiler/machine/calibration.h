@@ -22,6 +22,9 @@ MachineRoofs measureRoofs(int threads);
 // This host's name as the run store records it (runs.host, machines.host); cheap.
 std::string currentHost();
 
+// Now, in the store's timestamp format ("2024-05-01T12:34:56.789Z"), so it sorts with started_at.
+std::string utcNow();
+
 // The thread count measureRoofs() and the cache use for `threads` (0: every core).
 int resolveThreads(int threads);
 

@@ -127,6 +127,23 @@ TEST(DeviceTiming, CalibratedHostUsesItsMeasuredRoofs) {
     EXPECT_THROW(opTime(matmul(8, 8, 8), host, Precision::Bf16), std::invalid_argument);
 }
 
+TEST(DeviceTiming, CalibratedHostWithKernelRatesIsTimedByThem) {
+    KernelRates rates;
+    rates.threads = 1;
+    rates.kinds["inner_product_forward"] = {5e-6, 1.0 / 80e9, 1.0 / 40e9, 4};
+    rates.other = {1e-6, 0.0, 1.0 / 25e9, 9};
+    const DeviceSpec host = device("cpu-host").withCalibration(100.0, 10.0, 8 * kGiB, rates);
+    // Arithmetic and traffic add up (no roofline max) and the fitted overhead replaces the catalog's.
+    const OpDesc mm = matmul(128, 512, 784);
+    const OpTiming t = opTime(mm, host, Precision::Fp32);
+    EXPECT_NEAR(t.seconds, 5e-6 + mm.cost.flops / 80e9 + mm.cost.bytes / 40e9, 1e-12);
+    EXPECT_NEAR(t.compute_s, mm.cost.flops / 80e9, 1e-12);
+    // A kind without its own fit takes its family's.
+    const OpDesc relu = elementwise(1e6, 1.0, 2);
+    EXPECT_NEAR(opTime(relu, host, Precision::Fp32).seconds, 1e-6 + 8e6 / 25e9, 1e-12);
+    EXPECT_THROW(device("cpu-host").withCalibration(100.0, 10.0, 8 * kGiB, KernelRates{}), std::invalid_argument);
+}
+
 TEST(DeviceTiming, StepSumsPartsPlusPerStepOverhead) {
     OpGraph g;
     g.ops.push_back(matmul(1024, 1024, 1024, StepPart::Forward, 2));  // 34.86 us + 1 us each

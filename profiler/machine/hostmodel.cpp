@@ -1,0 +1,236 @@
+#include "profiler/machine/hostmodel.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/strategy/gloocollective.h"
+#include "engine/strategy/sharedmemorycollective.h"
+#include "engine/strategy/storeserver.h"
+#include "profiler/machine/calibration.h"
+#include "profiler/machine/calibrationlock.h"
+#include "profiler/machine/kernelfit.h"
+#include "profiler/machine/kernelprobe.h"
+#include "profiler/store/database.h"
+#include "profiler/store/schema.h"
+#include "profiler/store/storeerror.h"
+#include "profiler/store/transaction.h"
+
+namespace trainbench::profiler {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Migration 0007_host_models.sql creates the table.
+constexpr int kHostModelsSchemaVersion = 7;
+
+// The two message sizes a link is inverted from: one latency-bound, one bandwidth-bound.
+constexpr size_t kSmallFloats = 256;              // 1 KiB
+constexpr size_t kLargeFloats = 2 * 1024 * 1024;  // 8 MiB
+constexpr int kRepetitions = 9;
+
+// Best time of a two-rank all-reduce of `count` floats, each rank on its own thread. `make(rank)`
+// builds a rank's collective (on that thread: Gloo connects there).
+double bestAllReduce(const std::function<std::unique_ptr<engine::Collective>(int)>& make, size_t count) {
+    std::vector<double> best(2, std::numeric_limits<double>::infinity());
+    std::exception_ptr error;
+    auto rank = [&](int r) {
+        try {
+            const std::unique_ptr<engine::Collective> c = make(r);
+            std::vector<float> data(count, 1.0f);
+            c->allReduceSum(data.data(), data.size());  // warm: connections, pages
+            for (int i = 0; i < kRepetitions; ++i) {
+                c->barrier();
+                const auto start = Clock::now();
+                c->allReduceSum(data.data(), data.size());
+                best[static_cast<size_t>(r)] = std::min(best[static_cast<size_t>(r)],
+                                                        std::chrono::duration<double>(Clock::now() - start).count());
+            }
+        } catch (...) {
+            error = std::current_exception();
+        }
+    };
+    std::thread other(rank, 1);
+    rank(0);
+    other.join();
+    if (error) std::rethrow_exception(error);
+    return std::max(best[0], best[1]);
+}
+
+// A two-node all-reduce of n bytes takes 2 alpha + n beta on a switch and on a ring alike
+// (collectivemodel.h: one exchange each way of half the data, twice): invert it from two sizes.
+engine::LinkParams invert(double smallSeconds, double largeSeconds) {
+    const double smallBytes = kSmallFloats * sizeof(float), largeBytes = kLargeFloats * sizeof(float);
+    engine::LinkParams link;
+    link.beta_s_per_byte = std::max(1e-15, (largeSeconds - smallSeconds) / (largeBytes - smallBytes));
+    link.alpha_s = std::max(0.0, (smallSeconds - smallBytes * link.beta_s_per_byte) / 2.0);
+    return link;
+}
+
+engine::LinkParams measureSharedMemory() {
+    auto group = std::make_shared<engine::SharedMemoryGroup>(2);
+    auto make = [&](int r) -> std::unique_ptr<engine::Collective> {
+        return std::make_unique<engine::SharedMemoryCollective>(group, r);
+    };
+    const double small = bestAllReduce(make, kSmallFloats);
+    const double large = bestAllReduce(make, kLargeFloats);
+    return invert(small, large);
+}
+
+engine::LinkParams measureLoopback() {
+    engine::StoreServerConfig sc;
+    sc.token = engine::StoreServer::randomToken();
+    engine::StoreServer store(sc);
+    const std::string address = store.address();
+    int group = 0;
+    auto makeFor = [&](const std::string& prefix) {
+        return [&, prefix](int r) -> std::unique_ptr<engine::Collective> {
+            engine::GlooTransport t;
+            t.keyPrefix = prefix;
+            return std::make_unique<engine::GlooCollective>(r, 2, address, sc.token, std::chrono::seconds(30), t);
+        };
+    };
+    const double small = bestAllReduce(makeFor("probe" + std::to_string(group++)), kSmallFloats);
+    const double large = bestAllReduce(makeFor("probe" + std::to_string(group++)), kLargeFloats);
+    return invert(small, large);
+}
+
+nlohmann::json rateJson(const engine::KernelRate& r) {
+    return {{"overhead_s", r.overhead_s},
+            {"seconds_per_flop", r.seconds_per_flop},
+            {"seconds_per_byte", r.seconds_per_byte},
+            {"samples", r.samples}};
+}
+
+engine::KernelRate rateFrom(const nlohmann::json& j) {
+    engine::KernelRate r;
+    r.overhead_s = j.at("overhead_s").get<double>();
+    r.seconds_per_flop = j.at("seconds_per_flop").get<double>();
+    r.seconds_per_byte = j.at("seconds_per_byte").get<double>();
+    r.samples = j.at("samples").get<int>();
+    return r;
+}
+
+nlohmann::json linkJson(const engine::LinkParams& l) {
+    return {{"alpha_s", l.alpha_s}, {"beta_s_per_byte", l.beta_s_per_byte}};
+}
+
+engine::LinkParams linkFrom(const nlohmann::json& j) {
+    return {j.at("alpha_s").get<double>(), j.at("beta_s_per_byte").get<double>()};
+}
+
+std::optional<HostModel> cachedModel(Database& db, const std::string& host, int threads) {
+    Statement& q = db.cached("SELECT model_json FROM host_models WHERE host = ?1 AND threads = ?2");
+    Statement::ResetGuard guard(q);
+    q.bindText(1, std::string_view(host)).bindInt(2, threads);
+    if (!q.step()) return std::nullopt;
+    try {
+        return hostModelFromJson(q.columnText(0));
+    } catch (const std::invalid_argument&) {
+        return std::nullopt;  // a damaged row is measured again and replaced
+    }
+}
+
+void saveModel(Database& db, const HostModel& m) {
+    Transaction transaction(db);
+    Statement& insert = db.cached(
+        "INSERT OR REPLACE INTO host_models (host, threads, measured_at, model_json) VALUES (?1, ?2, ?3, ?4)");
+    insert.bindText(1, std::string_view(m.host))
+        .bindInt(2, m.threads)
+        .bindText(3, std::string_view(m.measured_at))
+        .bindText(4, std::string_view(hostModelJson(m)));
+    insert.run();
+    transaction.commit();
+}
+
+}  // namespace
+
+HostModel measureHostModel(int threads) {
+    HostModel m;
+    m.host = currentHost();
+    m.threads = resolveThreads(threads);
+    m.measured_at = utcNow();
+    const std::vector<KernelSample> samples = probeKernels(m.threads);
+    m.kernels = fitKernelRates(samples, m.threads);
+    m.kernel_fit_error = relativeError(m.kernels, samples);
+    m.shared_memory = measureSharedMemory();
+    m.loopback = measureLoopback();
+    return m;
+}
+
+std::string hostModelJson(const HostModel& m) {
+    nlohmann::json kinds = nlohmann::json::object();
+    for (const auto& [kind, rate] : m.kernels.kinds) kinds[kind] = rateJson(rate);
+    const nlohmann::json j = {{"format", 1},
+                              {"host", m.host},
+                              {"threads", m.threads},
+                              {"measured_at", m.measured_at},
+                              {"kernel_fit_error", m.kernel_fit_error},
+                              {"kernels", {{"kinds", kinds},
+                                           {"matrix", rateJson(m.kernels.matrix)},
+                                           {"other", rateJson(m.kernels.other)}}},
+                              {"shared_memory", linkJson(m.shared_memory)},
+                              {"loopback", linkJson(m.loopback)}};
+    return j.dump();
+}
+
+HostModel hostModelFromJson(const std::string& text) {
+    try {
+        const nlohmann::json j = nlohmann::json::parse(text);
+        if (j.at("format").get<int>() != 1) throw std::invalid_argument("host model: unknown format " + j.at("format").dump());
+        HostModel m;
+        m.host = j.at("host").get<std::string>();
+        m.threads = j.at("threads").get<int>();
+        m.kernels.threads = m.threads;
+        m.measured_at = j.at("measured_at").get<std::string>();
+        m.kernel_fit_error = j.at("kernel_fit_error").get<double>();
+        const nlohmann::json& k = j.at("kernels");
+        for (const auto& [kind, rate] : k.at("kinds").items()) m.kernels.kinds[kind] = rateFrom(rate);
+        m.kernels.matrix = rateFrom(k.at("matrix"));
+        m.kernels.other = rateFrom(k.at("other"));
+        m.shared_memory = linkFrom(j.at("shared_memory"));
+        m.loopback = linkFrom(j.at("loopback"));
+        return m;
+    } catch (const nlohmann::json::exception& e) {
+        throw std::invalid_argument(std::string("host model JSON: ") + e.what());
+    }
+}
+
+HostModel hostModelFor(const std::string& storePath, int threads, bool remeasure) {
+    return hostModelFor(storePath, threads, remeasure, measureHostModel);
+}
+
+HostModel hostModelFor(const std::string& storePath, int threads, bool remeasure, const HostModelMeasurer& measure) {
+    if (storePath.empty()) throw StoreError("run store path is empty");
+    threads = resolveThreads(threads);
+    const std::string host = currentHost();
+    Database db(storePath, Database::Access::ReadWrite);
+    const bool fileWritable = sqlite3_db_readonly(db.handle(), "main") == 0;
+    const SchemaState schema = Schema::prepare(db, fileWritable);
+    const bool writable = !schema.readOnly;
+    auto lookup = [&]() -> std::optional<HostModel> {
+        if (remeasure || schema.version < kHostModelsSchemaVersion) return std::nullopt;
+        return cachedModel(db, host, threads);
+    };
+    if (auto cached = lookup()) return *cached;
+    const CalibrationLock lock;  // one measurement at a time on this host, as for the roofs
+    if (auto cached = lookup()) return *cached;
+    HostModel m = measure(threads);
+    m.host = host;  // keyed by what was asked for, whatever the measurer filled in
+    m.threads = threads;
+    if (writable && schema.version >= kHostModelsSchemaVersion) saveModel(db, m);
+    return m;
+}
+
+}  // namespace trainbench::profiler

@@ -1,0 +1,129 @@
+#include "profiler/machine/kernelprobe.h"
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <tuple>
+#include <vector>
+
+#include "engine/device/cpudevice.h"
+#include "engine/device/opgraph.h"
+#include "engine/model/model.h"
+#include "engine/optim/optimizer.h"
+#include "engine/strategy/strategy.h"
+
+namespace trainbench::profiler {
+
+namespace {
+
+using engine::LayerKind;
+using engine::LayerSpec;
+
+struct Probe {
+    std::vector<LayerSpec> layers;
+    engine::Dims sample;
+    int64_t batch = 0;
+    engine::OptimizerKind optimizer = engine::OptimizerKind::Adam;
+};
+
+LayerSpec layer(LayerKind kind, int size = 0, int kernel = 3, int padding = 0) {
+    LayerSpec l;
+    l.kind = kind;
+    if (kind == LayerKind::Dense) l.units = size;
+    if (kind == LayerKind::Conv2D) l.filters = size;
+    l.kernel = kernel;
+    l.padding = padding;
+    if (kind == LayerKind::MaxPool2D) l.stride = kernel;
+    return l;
+}
+
+// Shapes chosen to differ from the benchmark workloads (W1, W2) and from each other: matrix
+// dimensions from tens to a thousand or so, shallow and deep convolutions, both optimizers.
+std::vector<Probe> probes() {
+    const LayerSpec relu = layer(LayerKind::ReLU), flatten = layer(LayerKind::Flatten);
+    const LayerSpec pool = layer(LayerKind::MaxPool2D, 0, 2);
+    std::vector<Probe> p;
+    p.push_back({{flatten, layer(LayerKind::Dense, 1200), relu, layer(LayerKind::Dense, 300), relu,
+                  layer(LayerKind::Dense, 10)},
+                 {1, 24, 40}, 96, engine::OptimizerKind::Adam});
+    p.push_back({{flatten, layer(LayerKind::Dense, 640), relu, layer(LayerKind::Dense, 40), relu,
+                  layer(LayerKind::Dense, 10)},
+                 {2, 20, 15}, 200, engine::OptimizerKind::SGD});
+    p.push_back({{layer(LayerKind::Conv2D, 20, 3, 1), relu, pool, layer(LayerKind::Conv2D, 40, 3), relu, pool, flatten,
+                  layer(LayerKind::Dense, 64), relu, layer(LayerKind::Dense, 10)},
+                 {3, 30, 30}, 64, engine::OptimizerKind::SGD});
+    p.push_back({{layer(LayerKind::Conv2D, 96, 3, 1), relu, layer(LayerKind::Conv2D, 48, 3), relu, pool,
+                  layer(LayerKind::Conv2D, 32, 3), relu, flatten, layer(LayerKind::Dense, 10)},
+                 {24, 14, 14}, 40, engine::OptimizerKind::Adam});
+    return p;
+}
+
+using Key = std::tuple<std::string, std::string>;  // kind, shape
+
+constexpr int kWarmupSteps = 2;
+constexpr int kTimedSteps = 9;
+constexpr int64_t kClasses = 10;
+
+void runProbe(const Probe& probe, int threads, std::vector<KernelSample>& out) {
+    engine::ModelSpec spec;
+    spec.layers = probe.layers;
+    engine::OptimizerConfig oc;
+    oc.kind = probe.optimizer;
+    if (oc.kind == engine::OptimizerKind::SGD) oc.momentum = 0.9f;
+    oc.learning_rate = 1e-4f;
+    engine::CpuDevice device(threads);
+    device.bindThreads();
+    engine::Model model(spec, probe.sample, kClasses, device, 7);
+    auto optimizer = engine::Optimizer::create(oc, model.paramCount());
+    engine::SingleStrategy strategy(model, *optimizer);
+
+    const int64_t exampleSize = probe.sample[0] * probe.sample[1] * probe.sample[2];
+    std::vector<float> x(static_cast<size_t>(exampleSize * probe.batch));
+    std::vector<int32_t> y(static_cast<size_t>(probe.batch));
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> pixel(0.0f, 1.0f);
+    for (float& v : x) v = pixel(rng);
+    for (size_t i = 0; i < y.size(); ++i) y[i] = static_cast<int32_t>(i % kClasses);
+    std::vector<float> batch(x.size());
+
+    auto step = [&](int64_t s) {
+        std::copy(x.begin(), x.end(), batch.begin());  // the step may overwrite its input
+        strategy.step(engine::BatchView{batch.data(), y.data(), probe.batch}, s, static_cast<uint64_t>(s), {});
+    };
+    for (int s = 1; s <= kWarmupSteps; ++s) step(s);
+    // Per-call time of every (kind, shape) in each timed step, from the difference of snapshots; the
+    // best step counts, as for the roofs: anything else running only slows a kernel down.
+    std::map<Key, std::pair<double, int64_t>> last;
+    for (const auto& r : device.ops().snapshot()) last[{r.kind, r.shape}] = {r.seconds, r.calls};
+    std::map<Key, std::vector<double>> perCall;
+    for (int s = 1; s <= kTimedSteps; ++s) {
+        step(kWarmupSteps + s);
+        for (const auto& r : device.ops().snapshot()) {
+            auto& [seconds, calls] = last[{r.kind, r.shape}];
+            if (r.calls > calls)
+                perCall[{r.kind, r.shape}].push_back((r.seconds - seconds) / static_cast<double>(r.calls - calls));
+            seconds = r.seconds;
+            calls = r.calls;
+        }
+    }
+    // The graph names every op of the step by shapes; identical ops share one measured row.
+    const engine::OpGraph graph = engine::trainingStepGraph(spec, probe.sample, kClasses, probe.batch, oc);
+    std::map<Key, bool> seen;
+    for (const engine::OpDesc& op : graph.ops) {
+        const Key key{op.cost.kind, op.cost.shape};
+        auto it = perCall.find(key);
+        if (it == perCall.end() || seen[key]) continue;
+        seen[key] = true;
+        out.push_back({op, *std::min_element(it->second.begin(), it->second.end())});
+    }
+}
+
+}  // namespace
+
+std::vector<KernelSample> probeKernels(int threads) {
+    std::vector<KernelSample> out;
+    for (const Probe& p : probes()) runProbe(p, threads, out);
+    return out;
+}
+
+}  // namespace trainbench::profiler

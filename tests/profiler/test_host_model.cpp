@@ -1,0 +1,145 @@
+// This host as an emulated device: the kernel-rate fit recovers the rates its samples were made
+// from; the host model survives its JSON and is cached per host and
+// thread count in the run store; a real measurement covers the kinds the probes run.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "profiler/machine/calibration.h"
+#include "profiler/machine/hostmodel.h"
+#include "profiler/machine/kernelfit.h"
+#include "profiler/machine/kernelprobe.h"
+#include "storetestutil.h"
+
+namespace trainbench::profiler {
+namespace {
+
+using testutil::TempDir;
+
+KernelSample sample(const std::string& kind, double flops, double bytes, double seconds, bool matrix) {
+    KernelSample s;
+    s.op.cost.kind = kind;
+    s.op.cost.flops = flops;
+    s.op.cost.bytes = bytes;
+    if (matrix) s.op.matrix = {64, 64, 64};
+    s.seconds = seconds;
+    return s;
+}
+
+// Matrix products made as 4 us + FLOPs / 80 GFLOP/s + bytes / 20 GB/s; element-wise ops as 1 us +
+// bytes / 25 GB/s. Shapes spread over three orders of magnitude, FLOPs and bytes not proportional.
+std::vector<KernelSample> madeUpSamples() {
+    std::vector<KernelSample> out;
+    const double flops[] = {2e5, 3e6, 5e7, 9e8, 1.2e7};
+    const double bytes[] = {4e4, 9e5, 2e6, 6e6, 8e6};
+    for (int i = 0; i < 5; ++i) {
+        out.push_back(sample("inner_product_forward", flops[i], bytes[i], 4e-6 + flops[i] / 80e9 + bytes[i] / 20e9, true));
+        out.push_back(sample("eltwise_relu_backward", bytes[i] / 4, bytes[i], 1e-6 + bytes[i] / 25e9, false));
+    }
+    return out;
+}
+
+TEST(KernelFit, RecoversTheRatesItsSamplesWereMadeFrom) {
+    const auto samples = madeUpSamples();
+    const engine::KernelRates rates = fitKernelRates(samples, 1);
+    ASSERT_EQ(rates.kinds.size(), 2u);
+    const engine::KernelRate& ip = rates.kinds.at("inner_product_forward");
+    EXPECT_NEAR(ip.overhead_s, 4e-6, 1e-9);
+    EXPECT_NEAR(1.0 / ip.seconds_per_flop, 80e9, 80e9 * 1e-4);
+    EXPECT_NEAR(1.0 / ip.seconds_per_byte, 20e9, 20e9 * 1e-4);
+    const engine::KernelRate& relu = rates.kinds.at("eltwise_relu_backward");
+    EXPECT_NEAR(relu.overhead_s, 1e-6, 1e-9);
+    EXPECT_NEAR(1.0 / relu.seconds_per_byte, 25e9, 25e9 * 1e-4);
+    EXPECT_EQ(relu.seconds_per_flop, 0.0);
+    EXPECT_EQ(ip.samples, 5);
+    EXPECT_LT(relativeError(rates, samples), 1e-6);
+}
+
+TEST(KernelFit, KindsWithTooFewSamplesAreTimedByTheirFamily) {
+    auto samples = madeUpSamples();
+    samples.push_back(sample("convolution_forward", 1e8, 1e6, 1e-3, true));
+    samples.push_back(sample("convolution_forward", 2e8, 1e6, 2e-3, true));
+    const engine::KernelRates rates = fitKernelRates(samples, 2);
+    EXPECT_EQ(rates.threads, 2);
+    EXPECT_EQ(rates.kinds.count("convolution_forward"), 0u);
+    EXPECT_EQ(&rates.rateFor("convolution_forward", true), &rates.matrix);
+    EXPECT_EQ(&rates.rateFor("pooling_max_forward", false), &rates.other);
+    EXPECT_EQ(rates.matrix.samples, 7);
+    EXPECT_GT(rates.matrix.seconds_per_flop, 0.0);
+}
+
+HostModel madeUpModel(int call) {
+    HostModel m;
+    m.host = "elsewhere";
+    m.threads = 99;
+    m.measured_at = "2026-01-0" + std::to_string(call) + "T00:00:00.000Z";
+    m.kernels = fitKernelRates(madeUpSamples(), 1);
+    m.kernel_fit_error = 0.05 * call;
+    m.shared_memory = {3e-6, 1.0 / 5e9};
+    m.loopback = {40e-6, 1.0 / 1.5e9};
+    return m;
+}
+
+TEST(HostModel, SurvivesItsJson) {
+    const HostModel m = madeUpModel(1);
+    const HostModel back = hostModelFromJson(hostModelJson(m));
+    EXPECT_EQ(back.host, m.host);
+    EXPECT_EQ(back.threads, m.threads);
+    EXPECT_EQ(back.measured_at, m.measured_at);
+    EXPECT_EQ(back.kernels.kinds, m.kernels.kinds);
+    EXPECT_EQ(back.kernels.matrix, m.kernels.matrix);
+    EXPECT_EQ(back.kernels.other, m.kernels.other);
+    EXPECT_DOUBLE_EQ(back.loopback.alpha_s, 40e-6);
+    EXPECT_DOUBLE_EQ(back.shared_memory.beta_s_per_byte, 1.0 / 5e9);
+    EXPECT_TRUE(back.complete());
+}
+
+TEST(HostModel, DamagedJsonSaysWhatIsMissing) {
+    std::string text = hostModelJson(madeUpModel(1));
+    text.replace(text.find("\"loopback\""), 10, "\"loopbacq\"");
+    try {
+        hostModelFromJson(text);
+        FAIL() << "accepted a model without its loopback link";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("loopback"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(hostModelFromJson("{\"format\": 2}"), std::invalid_argument);
+}
+
+TEST(HostModel, IsMeasuredOncePerHostAndThreadCountThenReadFromTheStore) {
+    TempDir dir;
+    const std::string db = (dir.path() / "runs.db").string();
+    int calls = 0;
+    auto measure = [&](int) { return madeUpModel(++calls); };
+    const HostModel first = hostModelFor(db, 1, false, measure);
+    EXPECT_EQ(first.host, currentHost());  // keyed by this host, whatever the measurer said
+    EXPECT_EQ(first.threads, 1);
+    const HostModel again = hostModelFor(db, 1, false, measure);
+    EXPECT_EQ(calls, 1);
+    EXPECT_EQ(again.measured_at, first.measured_at);
+    EXPECT_EQ(again.kernels.kinds, first.kernels.kinds);
+    hostModelFor(db, 2, false, measure);
+    EXPECT_EQ(calls, 2);
+    const HostModel fresh = hostModelFor(db, 1, true, measure);
+    EXPECT_EQ(calls, 3);
+    EXPECT_EQ(hostModelFor(db, 1, false, measure).measured_at, fresh.measured_at);
+}
+
+TEST(HostModel, AMeasurementCoversEveryKindTheProbesRun) {
+    const HostModel m = measureHostModel(1);
+    EXPECT_TRUE(m.complete());
+    for (const char* kind : {"inner_product_forward", "inner_product_backward_data", "inner_product_backward_weights",
+                             "convolution_forward", "convolution_backward_data", "convolution_backward_weights",
+                             "eltwise_relu_backward", "adam_update", "sgd_momentum_update", "pooling_max_forward",
+                             "pooling_max_backward"})
+        EXPECT_EQ(m.kernels.kinds.count(kind), 1u) << kind;
+    EXPECT_GT(m.kernels.matrix.samples, 20);
+    EXPECT_GT(m.shared_memory.beta_s_per_byte, 0.0);
+    EXPECT_GT(m.loopback.beta_s_per_byte, 0.0);
+}
+
+}  // namespace
+}  // namespace trainbench::profiler
