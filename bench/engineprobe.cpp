@@ -29,6 +29,7 @@
 #include "bench/inputbench.h"
 #include "bench/scalingbench.h"
 #include "bench/sourcesprobe.h"
+#include "bench/hostmodelbench.h"
 #include "bench/steploop.h"
 #include "bench/strategybench.h"
 #include "engine/data/batcher.h"
@@ -313,7 +314,21 @@ int main(int argc, char** argv) {
     cb->add_option("-r,--reps", cls.reps, "repetitions (default 7)");
     cb->add_option("--dir", cls.dir, "folder for the temporary run store (default: the temp folder)");
     cb->add_flag("--keep", cls.keep, "keep the run store");
+    trainbench::bench::HostModelBenchOptions hostModel;
+    hostModel.cli = scaling.cli;
+    hostModel.experiments = scaling.experiments;
+    std::string hostWorkload = "both";
+    auto* hm = app.add_subcommand("host-model", "emulator as this host (cpu-host) vs real single/mirrored/multi_worker runs");
+    hm->add_option("--workload", hostWorkload, "w1, w2 or both")->check(CLI::IsMember({"w1", "w2", "both"}));
+    hm->add_option("-r,--rounds", hostModel.rounds, "real runs per configuration (default 3)");
+    hm->add_option("-s,--steps", hostModel.steps, "steps per real run (default 200)");
+    hm->add_option("--db", hostModel.db, "run store (default: a fresh one, so the host is calibrated afresh)");
+    hm->add_option("--cli", hostModel.cli, "trainbench-cli to run (default: the one built with this tool)");
     CLI11_PARSE(app, argc, argv);
+    if (*hm) {
+        if (hostWorkload != "both") hostModel.workloads = {hostWorkload};
+        return trainbench::bench::hostModelBench(hostModel);
+    }
     if (*sl) return trainbench::bench::stepLoop(loop);
     if (*ic) return trainbench::bench::instrumentationCost(cost);
     if (*cb) return trainbench::bench::classifyBench(cls);

@@ -3,6 +3,7 @@
 // the same virtual-time curve as any other run of it (tests/serial: under load); it is charged for
 // its chips.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <fstream>
 #include <vector>
@@ -174,4 +175,34 @@ TEST(CliEmulated, EstimateOfResNet50AcrossSlices) {
     auto run = runCli({"run", file, "--db", (tmp.path / "runs.db").string(), "--set", "sweep={}", "-q"}, tmp.path);
     EXPECT_NE(run.exitCode, 0);
     EXPECT_NE((run.out + run.err).find("trainbench-cli estimate"), std::string::npos) << run.out << run.err;
+}
+
+TEST(CliEmulated, ThisHostAsADeviceIsTimedByItsCalibrationInTheStore) {
+    TempDir tmp;
+    const std::string db = (tmp.path / "runs.db").string();
+    // Two mirrored replicas of one thread each: the host is calibrated at one thread (kernel rates,
+    // shared-memory link) when the run starts, and the calibration is kept in the store.
+    const Recorded host = runOne(tmp, db, "host", R"("strategy": {"type": "mirrored", "replicas": 2},
+      "device": {"type": "cpu-host", "infeed_seconds_per_batch": 0.0001})");
+    ASSERT_EQ(host.steps.size(), 8u);
+    EXPECT_EQ(host.row.clock, "virtual");
+    EXPECT_EQ(host.row.devices, "cpu-host:1x2");
+    EXPECT_EQ(host.row.device_count, 1);
+    for (const auto& s : host.steps) EXPECT_DOUBLE_EQ(s.step_seconds, host.steps.front().step_seconds);
+    sqlite3* h = nullptr;
+    ASSERT_EQ(sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    sqlite3_stmt* q = nullptr;
+    sqlite3_prepare_v2(h, "SELECT threads FROM host_models", -1, &q, nullptr);
+    std::vector<int> threads;
+    while (sqlite3_step(q) == SQLITE_ROW) threads.push_back(sqlite3_column_int(q, 0));
+    sqlite3_finalize(q);
+    sqlite3_close(h);
+    EXPECT_EQ(threads, std::vector<int>{1});
+    // The estimate reads the same calibration: the same step, without training.
+    auto r = runCli({"estimate", (tmp.path / "host.json").string(), "--json", "--db", db}, tmp.path);
+    ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
+    const auto rows = nlohmann::json::parse(r.out);
+    EXPECT_DOUBLE_EQ(rows[0]["step_seconds"].get<double>(), host.steps.front().step_seconds);
+    EXPECT_GT(rows[0]["comm_seconds"].get<double>(), 0.0);
+    EXPECT_EQ(rows[0]["devices"], "cpu-host:1x2");
 }
