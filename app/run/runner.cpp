@@ -32,6 +32,7 @@
 #include "engine/util/errors.h"
 #include "app/run/deviceplan.h"
 #include "app/run/runprofiler.h"
+#include "profiler/machine/infeedcache.h"
 #include "profiler/store/runwriter.h"
 #include "profiler/trace/chrometrace.h"
 
@@ -305,11 +306,12 @@ std::vector<std::pair<std::string, std::string>> parameterServerAttributes(const
 // The host's time to make one global batch: the median of 8 batches of a pipeline of its own (after
 // 2 to warm up), unless the experiment pins it.
 double measureInfeed(const Experiment& x, int64_t globalBatch) {
-    if (x.device.infeed_seconds_per_batch > 0) return x.device.infeed_seconds_per_batch;
     engine::TrainingData probe = engine::openTrainingData(x.data, globalBatch, x.train.seed);
     probe.train->startEpoch(0);
+    // The median of 30 batches after 2 of warm-up: a batch delayed by another process on the host
+    // (an OpenMP region waiting for a descheduled thread) does not become the rate.
     std::vector<double> seconds;
-    for (int i = 0; i < 10; ++i) {
+    for (int i = 0; i < 32; ++i) {
         const auto t = std::chrono::steady_clock::now();
         if (probe.train->next().count == 0) break;
         if (i >= 2) seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count());
@@ -317,6 +319,15 @@ double measureInfeed(const Experiment& x, int64_t globalBatch) {
     if (seconds.empty()) return 0.0;
     std::sort(seconds.begin(), seconds.end());
     return seconds[seconds.size() / 2];
+}
+
+// The infeed of a run on emulated devices: pinned by the experiment, or this host's rate for the
+// data section and batch from the store (measured by the first run that needed it), so that reruns
+// get the same virtual time however busy the host is.
+profiler::InfeedRate infeedOf(const Experiment& x, int64_t globalBatch, const std::string& dbPath) {
+    if (x.device.infeed_seconds_per_batch > 0) return {x.device.infeed_seconds_per_batch, "", false};
+    const std::string pipeline = x.resolved.contains("data") ? x.resolved["data"].dump() : std::string("{}");
+    return profiler::infeedRateFor(dbPath, pipeline, globalBatch, [&] { return measureInfeed(x, globalBatch); });
 }
 
 std::string millis(double s) {
@@ -342,9 +353,13 @@ std::unique_ptr<engine::VirtualClock> emulate(const Experiment& x, const DeviceP
                                               const engine::Dims& shape, int64_t classes,
                                               const engine::MemoryCheck& memory,
                                               const std::function<void(const std::string&)>& say,
-                                              profiler::RunWriter* writer) {
+                                              profiler::RunWriter* writer, const std::string& dbPath) {
     const int64_t perReplica = engine::replicaBatch(globalBatch, plan.replicas);
-    const double infeed = measureInfeed(x, globalBatch);
+    const profiler::InfeedRate rate = infeedOf(x, globalBatch, dbPath);
+    const double infeed = rate.seconds_per_batch;
+    const std::string infeedSource = x.device.infeed_seconds_per_batch > 0 ? "pinned (device.infeed_seconds_per_batch)"
+                                     : rate.cached ? "this host's rate measured " + rate.measured_at
+                                                   : "measured now on this host";
     auto clock = std::make_unique<engine::VirtualClock>(virtualClockConfig(plan, x, infeed), x.model, shape, classes,
                                                         x.optimizer);
     const engine::VirtualStep& v = clock->stepCost(globalBatch);
@@ -353,7 +368,8 @@ std::unique_ptr<engine::VirtualClock> emulate(const Experiment& x, const DeviceP
         engine::precisionName(plan.precision) + ", batch " + std::to_string(perReplica) + " each): a step takes " +
         millis(v.seconds()) + " virtual (forward " + millis(v.forward_s) + ", backward " + millis(v.backward_s) +
         ", optimizer " + millis(v.optimizer_s) + ", gradient exchange " + millis(v.comm_s) + " of which exposed " +
-        millis(v.exposed_comm_s) + ", overhead " + millis(v.overhead_s) + ", input wait " + millis(v.input_s) + ")");
+        millis(v.exposed_comm_s) + ", overhead " + millis(v.overhead_s) + ", input wait " + millis(v.input_s) +
+        "; the host makes a batch in " + millis(infeed) + ", " + infeedSource + ")");
     if (plan.spec.kind == engine::DeviceKind::Tpu && v.matrix_utilisation < 0.5)
         say("note: the MXUs are " + std::to_string(static_cast<int>(std::lround(v.matrix_utilisation * 100))) + " % utilised: matrix dimensions are padded "
             "to multiples of 128 (feature sizes) and 8 (batch); sizes that are multiples of 128 waste less");
@@ -364,6 +380,7 @@ std::unique_ptr<engine::VirtualClock> emulate(const Experiment& x, const DeviceP
                             {"virtual.precision", engine::precisionName(plan.precision)},
                             {"virtual.topology", plan.topology ? plan.topology->describe() : "none"},
                             {"virtual.infeed_seconds_per_batch", shortNumber(infeed)},
+                            {"virtual.infeed_source", infeedSource},
                             {"virtual.step_seconds", shortNumber(v.seconds())},
                             {"virtual.matrix_utilisation", shortNumber(v.matrix_utilisation)},
                             {"virtual.memory_fraction", shortNumber(memory.fraction)}});
@@ -515,7 +532,7 @@ RunOutcome runExperiment(const RunRequest& request) {
         std::unique_ptr<engine::VirtualClock> virtualClock;
         if (devicePlan.emulated) {
             virtualClock = emulate(x, devicePlan, place.globalBatch, shape, data.num_classes, *deviceMemory, say,
-                                   writer ? &*writer : nullptr);
+                                   writer ? &*writer : nullptr, request.dbPath);
             trainer.setClock(virtualClock.get());
         }
         // The process that records the run profiles it (a parameter_server chief trains nothing itself).

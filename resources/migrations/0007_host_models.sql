@@ -8,3 +8,15 @@ CREATE TABLE host_models (
     model_json  TEXT    NOT NULL,
     PRIMARY KEY (host, threads)
 ) WITHOUT ROWID;
+
+-- The host input pipeline's measured time per global batch (the infeed of runs on emulated
+-- devices), per host, data section and batch: measured by the first run, reused by the next, so
+-- that the same experiment gets the same virtual-time curve whatever the host's load later.
+CREATE TABLE infeed_rates (
+    host              TEXT    NOT NULL,
+    pipeline          TEXT    NOT NULL,  -- the experiment's resolved data section, JSON
+    global_batch      INTEGER NOT NULL,
+    seconds_per_batch REAL    NOT NULL,
+    measured_at       TEXT    NOT NULL,
+    PRIMARY KEY (host, pipeline, global_batch)
+) WITHOUT ROWID;
