@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "engine/layers/conv2d.h"
 #include "engine/layers/dense.h"
@@ -11,6 +12,7 @@
 #include "engine/layers/maxpool2d.h"
 #include "engine/layers/maxpoolkernels.h"
 #include "engine/layers/relu.h"
+#include "tests/engine/normref.h"
 #include "tests/engine/reference.h"
 
 namespace trainbench::engine {
@@ -28,35 +30,15 @@ constexpr float kStale = 12345.0f;  // pre-filled into gradient buffers: backwar
 // busy, so they run on one thread. The two-thread kernels are checked by the reference tests below.
 constexpr int kFiniteDifferenceThreads = 1;
 
-Dims withBatch(int64_t n, const Dims& sample) {
-    Dims d{n};
-    d.insert(d.end(), sample.begin(), sample.end());
-    return d;
-}
-
 // Checks layer.backward at input x (given plain, fed in layout inDesc) against finite differences of
-// sum(w * forward(x)) w.r.t. x and the bound parameters; also that the input gradient comes back in
-// the input's layout and that parameter gradients overwrite what was in the buffer.
+// sum(w * forward(x)) w.r.t. x and the bound parameters (normref.h), at this file's tolerances.
 void expectGradientsMatchFiniteDifferences(Layer& layer, CpuDevice& dev, Values x, const dnnl::memory::desc& inDesc,
                                            Values& params, Values& grads, uint64_t seed) {
-    const Values w = randomValues(product(withBatch(inDesc.dims()[0], layer.outputShape())), seed);
-    auto loss = [&] {
-        Tensor in = fromVector(x, inDesc, dev);
-        return weightedSum(toVector(layer.forward(in, true), dev), w);
-    };
-    const Doubles numX = centralDiffs(x, kStep, loss);
-    const Doubles numP = centralDiffs(params, kStep, loss);
-
-    std::fill(grads.begin(), grads.end(), kStale);
-    Tensor in = fromVector(x, inDesc, dev);
-    Tensor& y = layer.forward(in, true);
-    Tensor gy = fromVector(w, y.desc(), dev);
-    Tensor* gx = layer.backward(gy);
-    dev.stream().wait();
-    ASSERT_NE(gx, nullptr);
-    EXPECT_TRUE(gx->desc() == inDesc) << "the input gradient must come back in the input's layout";
-    EXPECT_TRUE(gradNear(numX, toVector(*gx, dev), kGradRtol, kGradAtol)) << "input gradient";
-    EXPECT_TRUE(gradNear(numP, grads, kGradRtol, kGradAtol)) << "parameter gradients";
+    GradCheck check;
+    check.step = kStep;
+    check.rtol = kGradRtol;
+    check.atol = kGradAtol;
+    expectBackwardMatchesFiniteDifferences(layer, dev, std::move(x), inDesc, params, grads, seed, check);
 }
 
 // ---------------------------------------------------------------- Dense
