@@ -2,6 +2,7 @@
 // An experiment file, parsed and validated: the engine's config structs plus the resolved JSON
 // (every default filled in) that the run store keeps and `trainbench-cli show` prints.
 // The format is documented in docs/experiment-format.md; the schema is in experimentschema.h.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,14 @@ struct DeviceConfig {
     bool emulated() const { return type != "cpu"; }
 };
 
+// train.warm_start: the checkpoint a run starts from instead of random initial parameters.
+struct WarmStartConfig {
+    int64_t run = 0;               // a run of the same store, whose checkpoint.path it reads (0: none)
+    std::string checkpoint;        // or a checkpoint file (empty: none); at most one of the two
+    bool carry_optimizer = false;  // "optimizer": "carry" (default "fresh")
+    bool given() const { return run > 0 || !checkpoint.empty(); }
+};
+
 struct Experiment {
     std::string name;         // "name", else the file name without ".json"
     std::string description;
@@ -37,6 +46,7 @@ struct Experiment {
     engine::TrainConfig train;
     engine::StrategyConfig strategy;
     DeviceConfig device;
+    WarmStartConfig warm_start;
     // The whole configuration with every default filled in, presets kept by name, data paths made
     // absolute, overrides applied. Parsing it again gives the same experiment.
     nlohmann::json resolved;

@@ -268,6 +268,29 @@ void checkEmulatedDevice(const json& x, const std::string&, IssueList& issues) {
                                           "share of every batch (static shapes)");
 }
 
+// train.warm_start: where a run's initial parameters come from, when not from its seed.
+SchemaKey warmStartSection() {
+    SchemaKey run = integer("run", nullptr, Range::ge(1),
+                            "Start from the checkpoint of this run of the same run store (its run attribute "
+                            "checkpoint.path: the run saved one with checkpoint_every_steps or checkpoint_at_end).",
+                            to(&Experiment::warm_start, &WarmStartConfig::run));
+    SchemaKey checkpoint = path("checkpoint", nullptr, "Start from this checkpoint file.",
+                                to(&Experiment::warm_start, &WarmStartConfig::checkpoint));
+    SchemaKey optimizer = choice("optimizer", "fresh", {"fresh", "carry"},
+                                 "fresh: a new optimizer, warm-up and bias correction from step 1 (fine-tuning). carry: "
+                                 "the checkpoint's optimizer state and its count of updates too.",
+                                 [](const json& v, Experiment& out) { out.warm_start.carry_optimizer = v == "carry"; });
+    SchemaKey s = section("warm_start",
+                          "Start from another run's parameters and batch norm statistics instead of random ones; "
+                          "give run or checkpoint, not both (neither: train from scratch).",
+                          {run, checkpoint, optimizer});
+    s.checks.push_back([](const json& v, const std::string& where, IssueList& issues) {
+        if (v.contains("run") && v.contains("checkpoint"))
+            issues.add(where, "give only one of 'run', 'checkpoint', not both");
+    });
+    return s;
+}
+
 SchemaKey buildSchema() {
     using engine::DataConfig;
     using engine::OptimizerConfig;
@@ -499,6 +522,10 @@ SchemaKey buildSchema() {
             k.store = to(&Experiment::train, &TrainConfig::checkpoint_path);
             return k;
         }(),
+        flag("checkpoint_at_end", t.checkpoint_at_end,
+             "Save a checkpoint when the run ends too (to checkpoint_path), for other runs to warm-start from.",
+             to(&Experiment::train, &TrainConfig::checkpoint_at_end)),
+        warmStartSection(),
     });
     train.checks.push_back([](const json& s, const std::string& where, IssueList& issues) {
         if (s["epochs"] == 0 && s["max_steps"] == 0)

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/checkpoint/checkpoint.h"
+#include "engine/checkpoint/modellayout.h"
 #include "engine/checkpoint/trainingcheckpoint.h"
 #include "engine/data/pipeline/datasource.h"
 #include "engine/device/cpudevice.h"
@@ -30,8 +31,10 @@
 #include "engine/strategy/storeserver.h"
 #include "engine/train/trainer.h"
 #include "engine/util/errors.h"
+#include "app/run/checkpointmetadata.h"
 #include "app/run/deviceplan.h"
 #include "app/run/runprofiler.h"
+#include "app/run/warmstartsource.h"
 #include "profiler/machine/infeedcache.h"
 #include "profiler/store/runwriter.h"
 #include "profiler/trace/chrometrace.h"
@@ -174,65 +177,6 @@ std::vector<std::pair<std::string, std::string>> pipelineAttributes(const engine
     a.emplace_back("storage.open_latency_ms", shortNumber(s.open_latency_ms));
     a.emplace_back("storage.request_latency_ms", shortNumber(s.request_latency_ms));
     return a;
-}
-
-// A checkpoint's metadata: the run it belongs to and where training stood (TrainProgress).
-std::string progressMetadata(const engine::TrainProgress& p, int64_t runId) {
-    const engine::RunSummary& s = p.summary;
-    nlohmann::json j = {
-        {"run_id", runId}, {"step", p.step}, {"epoch", p.epoch}, {"batch_in_epoch", p.batch_in_epoch},
-        {"evaluated_at_step", p.evaluated_at_step}, {"epochs_completed", s.epochs_completed},
-        {"final_loss", s.final_loss}, {"evaluations", s.evaluations}, {"final_accuracy", s.final_accuracy},
-        {"best_accuracy", s.best_accuracy}, {"train_seconds", s.train_seconds}, {"eval_seconds", s.eval_seconds},
-        {"input_seconds", s.input_seconds}, {"comm_seconds", s.comm_seconds}, {"wait_seconds", s.wait_seconds},
-        {"skipped_records", s.skipped_records}};
-    if (s.time_to_target) j["time_to_target"] = *s.time_to_target;
-    if (s.step_at_target) j["step_at_target"] = *s.step_at_target;
-    return j.dump();
-}
-
-nlohmann::json metadataOf(const engine::Checkpoint& c) {
-    try {
-        return nlohmann::json::parse(c.metadata());
-    } catch (const nlohmann::json::exception& e) {
-        throw engine::CheckpointError(c.path() + ": checkpoint metadata is not JSON: " + e.what());
-    }
-}
-
-int64_t runIdFromMetadata(const engine::Checkpoint& c) {
-    const nlohmann::json j = metadataOf(c);
-    if (!j.contains("run_id") || !j["run_id"].is_number_integer())
-        throw engine::CheckpointError(c.path() + ": checkpoint metadata has no run_id");
-    return j["run_id"].get<int64_t>();
-}
-
-engine::TrainProgress progressFromMetadata(const engine::Checkpoint& c) {
-    const nlohmann::json j = metadataOf(c);
-    engine::TrainProgress p;
-    try {
-        p.step = j.at("step").get<int64_t>();
-        p.epoch = j.at("epoch").get<int64_t>();
-        p.batch_in_epoch = j.at("batch_in_epoch").get<int64_t>();
-        p.evaluated_at_step = j.at("evaluated_at_step").get<bool>();
-        engine::RunSummary& s = p.summary;
-        s.steps = p.step;
-        s.epochs_completed = j.at("epochs_completed").get<int64_t>();
-        s.final_loss = j.at("final_loss").get<double>();
-        s.evaluations = j.at("evaluations").get<int64_t>();
-        s.final_accuracy = j.at("final_accuracy").get<double>();
-        s.best_accuracy = j.at("best_accuracy").get<double>();
-        s.train_seconds = j.at("train_seconds").get<double>();
-        s.eval_seconds = j.at("eval_seconds").get<double>();
-        s.input_seconds = j.at("input_seconds").get<double>();
-        s.comm_seconds = j.at("comm_seconds").get<double>();
-        s.wait_seconds = j.at("wait_seconds").get<double>();
-        s.skipped_records = j.at("skipped_records").get<int64_t>();
-        if (j.contains("time_to_target")) s.time_to_target = j["time_to_target"].get<double>();
-        if (j.contains("step_at_target")) s.step_at_target = j["step_at_target"].get<int64_t>();
-    } catch (const nlohmann::json::exception& e) {
-        throw engine::CheckpointError(c.path() + ": checkpoint metadata: " + e.what());
-    }
-    return p;
 }
 
 // A parameter server of a parameter_server job: serves its shard until the coordinator says the
@@ -446,25 +390,32 @@ RunOutcome runExperiment(const RunRequest& request) {
         resumeFrom = engine::Checkpoint::read(x.train.checkpoint_path);
         progress = progressFromMetadata(*resumeFrom);
     }
+    // A warm start's source is read the same way, by every rank; a resumed run has its own checkpoint.
+    std::optional<WarmStartSource> warm;
+    if (!resumeFrom && x.warm_start.given()) warm = openWarmStart(x.warm_start, request.dbPath);
     std::optional<profiler::RunWriter> writer;
     if (rank == 0) {
-        if (progress)
+        if (progress) {
             writer.emplace(request.dbPath, profiler::ResumeRun{profiler::RunId{runIdFromMetadata(*resumeFrom)},
                                                                progress->step});
-        else
-            writer.emplace(request.dbPath, specFor(x, place, devicePlan));
+        } else {
+            profiler::RunSpec spec = specFor(x, place, devicePlan);
+            if (warm) spec.warm_start_run = warm->run;
+            writer.emplace(request.dbPath, spec);
+        }
     }
     RunOutcome out;
     if (writer) out.id = writer->runId();
     if (writer && request.restarts > 0)
         writer->attributes({{"job.restarts", std::to_string(request.restarts)},
                             {"job.resumed_from_step", std::to_string(progress ? progress->step : 0)}});
-    const std::string checkpointPath =
+    if (writer && warm) writer->attributes(warm->attributes());
+    // Absolute: a warm start by run id reads it from wherever it is started.
+    const std::string checkpointPath = std::filesystem::absolute(
         !x.train.checkpoint_path.empty()
-            ? x.train.checkpoint_path
-            : (std::filesystem::path(request.dbPath).parent_path() / "checkpoints" /
-               ("run-" + std::to_string(out.id.value) + ".ckpt"))
-                  .string();
+            ? std::filesystem::path(x.train.checkpoint_path)
+            : std::filesystem::path(request.dbPath).parent_path() / "checkpoints" /
+                  ("run-" + std::to_string(out.id.value) + ".ckpt")).string();
     std::optional<engine::RunSummary> summary;
     std::optional<RunProfiler> profile;
     try {
@@ -525,8 +476,15 @@ RunOutcome runExperiment(const RunRequest& request) {
             say("model: " + std::to_string(strategy->model().paramCount()) + " parameters; " + strategy->name() + " on " +
                 place.devices + " (threads x replicas), global batch " + std::to_string(place.globalBatch));
         if (resumeFrom) {
-            strategy->restore(*resumeFrom);
+            // A run that carried another run's optimizer state resumes with that state's count of updates.
+            if (const int64_t before = optimizerStepsBeforeFromMetadata(*resumeFrom); before > 0)
+                strategy->warmStart(*resumeFrom, {.carry_optimizer = true, .optimizer_steps = before});
+            else
+                strategy->restore(*resumeFrom);
             say("resumed from " + x.train.checkpoint_path + " at step " + std::to_string(progress->step));
+        } else if (warm) {
+            warm->startFrom(*strategy);
+            say("warm start from " + warm->summary());
         }
         engine::Trainer trainer(*strategy, *data.train, data.test, x.train);
         std::unique_ptr<engine::VirtualClock> virtualClock;
@@ -544,15 +502,17 @@ RunOutcome runExperiment(const RunRequest& request) {
         }
         // Every replica holds the same parameters; the chief (or the only process) saves them.
         engine::Trainer::CheckpointHook hook;
-        if (rank == 0 && x.train.checkpoint_every_steps > 0) {
+        if (rank == 0 && (x.train.checkpoint_every_steps > 0 || x.train.checkpoint_at_end)) {
             std::filesystem::create_directories(std::filesystem::path(checkpointPath).parent_path());
             writer->attributes({{"checkpoint.path", checkpointPath},
-                                {"checkpoint.every_steps", std::to_string(x.train.checkpoint_every_steps)}});
+                                {"checkpoint.every_steps", std::to_string(x.train.checkpoint_every_steps)},
+                                {"checkpoint.at_end", x.train.checkpoint_at_end ? "true" : "false"}});
             hook = [&](const engine::TrainProgress& at) {
                 engine::CheckpointWriter w;
                 engine::saveTraining(w, strategy->model().params(), strategy->model().paramCount(), strategy->optimizer(),
                                      strategy->model().state());
-                w.setMetadata(progressMetadata(at, out.id.value));
+                engine::saveModelLayout(w, strategy->model());
+                w.setMetadata(progressMetadata(at, out.id.value, strategy->optimizer().stepsBefore()));
                 w.commit(checkpointPath);
             };
         }

@@ -10,7 +10,7 @@ Adam::Adam(const OptimizerConfig& config, int64_t paramCount)
     : Optimizer(config), m_(static_cast<size_t>(paramCount)), v_(static_cast<size_t>(paramCount)) {}
 
 void Adam::update(float* params, const float* grads, int64_t begin, int64_t end, int64_t stepIndex) {
-    const double t = static_cast<double>(stepIndex);
+    const double t = static_cast<double>(stepsBefore_ + stepIndex);
     const double bc1 = 1.0 - std::pow(static_cast<double>(config_.beta1), t);
     const double bc2 = 1.0 - std::pow(static_cast<double>(config_.beta2), t);
     // p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps), with the per-step factors folded into scalars.

@@ -5,7 +5,8 @@
 
 namespace trainbench::engine {
 
-double Optimizer::learningRate(int64_t step) const {
+double Optimizer::learningRate(int64_t runStep) const {
+    const int64_t step = stepsBefore_ + runStep;
     if (config_.warmup_steps > 0 && step < config_.warmup_steps)
         return config_.learning_rate * static_cast<double>(step) / static_cast<double>(config_.warmup_steps);
     return config_.learning_rate;

@@ -25,8 +25,8 @@ public:
     explicit Optimizer(const OptimizerConfig& config) : config_(config) {}
     virtual ~Optimizer() = default;
 
-    // Applies one update to the whole buffer; `step` is 1-based and drives warm-up and Adam's bias
-    // correction.
+    // Applies one update to the whole buffer; `step` is 1-based and, counted on from stepsBefore(),
+    // drives warm-up and Adam's bias correction.
     void step(float* params, const float* grads, int64_t count, int64_t step) { update(params, grads, 0, count, step); }
     // The same update on the elements [begin, end) only: a step may be applied span by span (e.g.
     // layer by layer during backward), with the same result as one whole-buffer call.
@@ -34,6 +34,12 @@ public:
     // Learning rate in effect at a 1-based step: linear warm-up, then constant.
     double learningRate(int64_t step) const;
     const OptimizerConfig& config() const { return config_; }
+
+    // Updates the state took before this run's step 1: a warm start that carries another run's
+    // optimizer state carries its count of updates too (as TF's optimizer.iterations and PyTorch's
+    // Adam 'step' do), so warm-up and Adam's bias correction go on from there. 0 otherwise.
+    void setStepsBefore(int64_t steps) { stepsBefore_ = steps; }
+    int64_t stepsBefore() const { return stepsBefore_; }
 
     // The state an update carries from step to step, for checkpoints: Adam's "adam.m" and "adam.v",
     // SGD's "sgd.momentum" (with momentum only); nothing for plain SGD. The spans are the optimizer's
@@ -55,6 +61,7 @@ protected:
     // Below this many parameters per thread, splitting the update costs more than it saves.
     static constexpr size_t kGrain = 32768;
     OptimizerConfig config_;
+    int64_t stepsBefore_ = 0;
 };
 
 }  // namespace trainbench::engine

@@ -49,6 +49,10 @@ void MirroredStrategy::restore(const Checkpoint& checkpoint) {
     }
 }
 
+void MirroredStrategy::warmStart(const Checkpoint& checkpoint, const WarmStartOptions& options) {
+    for (auto& slot : replicas_) warmStartFrom(checkpoint, slot->replica->model(), slot->replica->optimizer(), options);
+}
+
 void MirroredStrategy::workerLoop(int r) {
     const std::string name = "tb-replica" + std::to_string(r);
     setThreadName(name.c_str());

@@ -35,6 +35,7 @@ public:
     Optimizer& optimizer() override { return replicas_[0]->replica->optimizer(); }
     void bindThreads() override { replicas_[0]->replica->device().bindThreads(); }
     void restore(const Checkpoint& checkpoint) override;
+    void warmStart(const Checkpoint& checkpoint, const WarmStartOptions& options) override;
     std::vector<prof::OpRow> opStats() override;
     StrategyStep step(const BatchView& batch, int64_t step, uint64_t stepSeed,
                       const std::function<void()>& midpoint) override;

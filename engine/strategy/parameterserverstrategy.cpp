@@ -431,7 +431,8 @@ struct ParameterServerStrategy::Impl {
                                       std::to_string(w.index) + " (is the cluster spec the same for every task?)");
             ps::Init init;
             init.server = static_cast<uint32_t>(k);
-            init.base_step = firstStep - 1;
+            // A carried optimizer state counts its updates from before this run (Optimizer::stepsBefore).
+            init.base_step = optimizer->stepsBefore() + firstStep - 1;
             init.spans = layout.shards[k];
             const int64_t n = ps::shardSize(init.spans);
             init.values.resize(static_cast<size_t>(n));
@@ -502,6 +503,11 @@ void ParameterServerStrategy::bindThreads() { impl_->device->bindThreads(); }
 void ParameterServerStrategy::restore(const Checkpoint& checkpoint) {
     Strategy::restore(checkpoint);
     impl_->restored = true;
+}
+
+void ParameterServerStrategy::warmStart(const Checkpoint& checkpoint, const WarmStartOptions& options) {
+    Strategy::warmStart(checkpoint, options);
+    impl_->restored = options.carry_optimizer;
 }
 
 uint16_t ParameterServerStrategy::port() const { return impl_->acceptor.local_endpoint().port(); }

@@ -61,6 +61,9 @@ public:
     Optimizer& optimizer() override;
     void bindThreads() override;
     void restore(const Checkpoint& checkpoint) override;
+    // Into the coordinator's model, which the parameter servers are given at the first step; a
+    // carried optimizer state goes to them too, with its count of updates.
+    void warmStart(const Checkpoint& checkpoint, const WarmStartOptions& options) override;
     StrategyStep step(const BatchView& batch, int64_t step, uint64_t stepSeed,
                       const std::function<void()>& midpoint) override;
 

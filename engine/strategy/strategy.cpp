@@ -13,6 +13,10 @@ void Strategy::restore(const Checkpoint& checkpoint) {
     restoreTraining(checkpoint, model().params(), model().paramCount(), optimizer(), model().state());
 }
 
+void Strategy::warmStart(const Checkpoint& checkpoint, const WarmStartOptions& options) {
+    warmStartFrom(checkpoint, model(), optimizer(), options);
+}
+
 void Strategy::dispatch(const BatchView&, int64_t, uint64_t) {
     throw std::logic_error(name() + " is a synchronous strategy: the trainer calls step(), not dispatch()");
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/checkpoint/checkpoint.h"
+#include "engine/checkpoint/warmstart.h"
 #include "engine/data/pipeline/inputpipeline.h"
 #include "engine/model/model.h"
 #include "engine/optim/optimizer.h"
@@ -43,6 +44,10 @@ public:
     // Puts the parameters and optimizer state of a training checkpoint into every replica this
     // process holds. Throws CheckpointError (naming the shard and sizes) if it does not fit.
     virtual void restore(const Checkpoint& checkpoint);
+    // Starts every replica this process holds from another run's checkpoint (warmStartFrom): its
+    // parameters and model state, and its optimizer state when options say so. Throws
+    // CheckpointError naming the first difference when the checkpoint holds another model.
+    virtual void warmStart(const Checkpoint& checkpoint, const WarmStartOptions& options);
     // One synchronous step on a global batch: forward, loss, backward, gradient exchange, update.
     // `step` is 1-based; `midpoint` (may be empty) is called once the forward pass is done, when the
     // caller may prepare the next batch; the batch's rows may be overwritten.

@@ -17,6 +17,7 @@ struct TrainConfig {
     uint64_t seed = 42;            // initialisation, shuffling and dropout
     int64_t checkpoint_every_steps = 0;  // save a checkpoint every N steps (0 = never)
     std::string checkpoint_path;         // where (empty: checkpoints/run-<id>.ckpt next to the run store)
+    bool checkpoint_at_end = false;      // save one when the run ends too (what a warm start reads)
 };
 
 }  // namespace trainbench::engine

@@ -126,12 +126,13 @@ RunSummary Trainer::run(TrainObserver& observer, const TrainProgress* resume, co
     RunSummary s;
     double steadySeconds = 0.0;
     int64_t steadySamples = 0, allSamples = 0;
-    int64_t step = 0, lastEvalStep = -1, currentEpoch = 0;
+    int64_t step = 0, lastEvalStep = -1, currentEpoch = 0, batchInEpoch = 0, lastCheckpointStep = -1;
     int64_t firstEpoch = 0, skipBatches = 0;
     if (resume) {
         s = resume->summary;
         s.stop_reason.clear();
         step = resume->step;
+        lastCheckpointStep = step;
         if (resume->evaluated_at_step) lastEvalStep = step;
         firstEpoch = resume->epoch;
         skipBatches = resume->batch_in_epoch;
@@ -217,10 +218,26 @@ RunSummary Trainer::run(TrainObserver& observer, const TrainProgress* resume, co
         }
     };
 
+    auto checkpointNow = [&](int64_t epoch) {
+        TB_PHASE(Checkpoint);
+        const auto checkpointStart = Clock::now();
+        drain();
+        strategy_.fetchState(/*optimizerToo=*/true);
+        TrainProgress at;
+        at.step = step;
+        at.epoch = epoch;
+        at.batch_in_epoch = batchInEpoch;
+        at.evaluated_at_step = lastEvalStep == step;
+        at.summary = s;
+        checkpoint(at);
+        lastCheckpointStep = step;
+        checkpointSecondsSinceStep += secondsSince(checkpointStart);
+    };
+
     for (int64_t epoch = firstEpoch; !stop && (config_.epochs == 0 || epoch < config_.epochs); ++epoch) {
         currentEpoch = epoch;
         train_.startEpoch(epoch);
-        int64_t batchInEpoch = 0;
+        batchInEpoch = 0;
         // Resuming: the batches of this epoch trained before the checkpoint come again in the same
         // order (same seed); skip them.
         for (; skipBatches > 0; --skipBatches, ++batchInEpoch)
@@ -291,20 +308,8 @@ RunSummary Trainer::run(TrainObserver& observer, const TrainProgress* resume, co
             absorb(async ? strategy_.completed(/*all=*/false) : std::vector<StrategyStep>{});
 
             if (config_.eval_every_steps > 0 && step % config_.eval_every_steps == 0) evalNow(epoch);
-            if (checkpoint && config_.checkpoint_every_steps > 0 && step % config_.checkpoint_every_steps == 0) {
-                TB_PHASE(Checkpoint);
-                const auto checkpointStart = Clock::now();
-                drain();
-                strategy_.fetchState(/*optimizerToo=*/true);
-                TrainProgress at;
-                at.step = step;
-                at.epoch = epoch;
-                at.batch_in_epoch = batchInEpoch;
-                at.evaluated_at_step = lastEvalStep == step;
-                at.summary = s;
-                checkpoint(at);
-                checkpointSecondsSinceStep += secondsSince(checkpointStart);
-            }
+            if (checkpoint && config_.checkpoint_every_steps > 0 && step % config_.checkpoint_every_steps == 0)
+                checkpointNow(epoch);
             if (!stop && (stopAgreed || observer.stopRequested())) {
                 s.stop_reason = "stopped";
                 stop = true;
@@ -321,6 +326,9 @@ RunSummary Trainer::run(TrainObserver& observer, const TrainProgress* resume, co
     const bool evaluates = config_.eval_every_steps > 0 || config_.eval_at_epoch_end;
     if (evaluates && step > 0 && lastEvalStep != step && s.stop_reason != "target_accuracy")
         evalNow(currentEpoch);
+    // The parameters the run ended with, for other runs to start from (a warm start), unless the last
+    // step was checkpointed already. Its time is in no step: there is no next step to charge it to.
+    if (checkpoint && config_.checkpoint_at_end && step > 0 && lastCheckpointStep != step) checkpointNow(currentEpoch);
     s.throughput = steadySamples > 0 ? static_cast<double>(steadySamples) / steadySeconds
                    : s.train_seconds > 0 ? static_cast<double>(allSamples) / s.train_seconds : 0.0;
     return s;

@@ -36,7 +36,9 @@ public:
 
     // `resume` (may be null) continues a run from a checkpoint's progress (parameters and optimizer
     // state already restored): the pipeline is positioned at the same batch, the totals carry on.
-    // `checkpoint` is called every config.checkpoint_every_steps steps, after that step's records.
+    // `checkpoint` is called every config.checkpoint_every_steps steps, after that step's records,
+    // and with config.checkpoint_at_end once more when the run ends (after its last evaluation),
+    // unless its last step was just checkpointed.
     using CheckpointHook = std::function<void(const TrainProgress&)>;
     RunSummary run(TrainObserver& observer, const TrainProgress* resume = nullptr, const CheckpointHook& checkpoint = {});
     // Loss and accuracy of the current parameters on the test set.

@@ -146,7 +146,8 @@ TEST(ExperimentFiles, ResolvedFillsEveryDefaultAndKeepsThePresetByName) {
     EXPECT_EQ(r["data"]["pipeline"]["prefetch"], 2);
     EXPECT_EQ(r["data"]["storage"], nlohmann::json({{"preset", "local"}})) << "numbers come from the preset";
     EXPECT_EQ(r["optimizer"].size(), 9u);
-    EXPECT_EQ(r["train"].size(), 9u) << "checkpoint_path has no default";
+    EXPECT_EQ(r["train"].size(), 11u) << "checkpoint_path has no default";
+    EXPECT_EQ(r["train"]["warm_start"], nlohmann::json({{"optimizer", "fresh"}})) << "no source: from scratch";
 }
 
 TEST(ExperimentFiles, ResolvedLayersHaveAllTheirKeys) {
@@ -167,7 +168,8 @@ TEST(ExperimentFiles, ResolvedLayersHaveAllTheirKeys) {
 }
 
 TEST(ExperimentFiles, ResolvedParsesBackToTheSameExperiment) {
-    for (const char* name : {"fmnist-mlp.json", "fmnist-cnn.json", "fmnist-logreg.json"}) {
+    for (const char* name : {"fmnist-mlp.json", "fmnist-cnn.json", "fmnist-logreg.json", "fmnist-pretrain.json",
+                             "fmnist-warm-start.json"}) {
         const Experiment first = loadExperimentFile(shipped(name), {"model.preset=cnn", "train.max_steps=10"});
         const Experiment again = parseExperiment(first.resolved.dump(), "elsewhere/other.json");
         EXPECT_EQ(again.resolved, first.resolved) << name;
