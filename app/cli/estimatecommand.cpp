@@ -83,6 +83,17 @@ int estimateCommand(const std::string& file, const std::vector<std::string>& ove
                            {"train_seconds", e.train_seconds},
                            {"price_per_device_hour", e.price_per_device_hour ? nlohmann::json(*e.price_per_device_hour) : nlohmann::json()},
                            {"cost", e.cost ? nlohmann::json(*e.cost) : nlohmann::json()}});
+            if (e.parameter_servers) {
+                const engine::ParameterServerStep& ps = *e.parameter_servers;
+                out.back()["worker_step_seconds"] = ps.worker_s;
+                out.back()["round_seconds"] = ps.round_s;
+                out.back()["ps_queue_seconds"] = ps.queue_s;
+                out.back()["ps_bound"] = engine::psBoundName(ps.bound);
+                if (!asJson && ps.bound != engine::PsBound::Workers)
+                    std::fprintf(stderr, "%s: the parameter servers are the bottleneck (%s): a round of %d steps takes "
+                                         "%s, a worker's step %s\n", p.name.c_str(), engine::psBoundName(ps.bound).c_str(),
+                                 ps.workers, duration(ps.round_s).c_str(), duration(ps.worker_s).c_str());
+            }
             if (!e.memory.fits && !asJson) std::fprintf(stderr, "%s: %s\n", p.name.c_str(), e.memory.message.c_str());
         }
         if (asJson) {

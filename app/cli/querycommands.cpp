@@ -137,7 +137,7 @@ void printParameterServers(profiler::RunStore& store, const profiler::RunRow& r)
     if (r.strategy != "parameter_server") return;
     std::map<std::string, std::string> a;
     for (const auto& [key, value] : store.attributes(r.id))
-        if (key.rfind("ps.", 0) == 0) a[key] = value;
+        if (key.rfind("ps.", 0) == 0 || key.rfind("virtual.", 0) == 0) a[key] = value;
     if (a.empty()) return;
     auto get = [&](const char* k) { return a.count(k) ? a[k] : std::string("-"); };
     std::printf("\nparameter servers (%s)\n", get("ps.servers").c_str());
@@ -147,6 +147,18 @@ void printParameterServers(profiler::RunStore& store, const profiler::RunRow& r)
                 get("ps.staleness_max").c_str());
     std::printf("  lost workers    %s (steps rerun on another worker: %s)\n", get("ps.lost_workers").c_str(),
                 get("ps.rescheduled_steps").c_str());
+    // Emulated: what bounds the rounds of the virtual clock (docs/devices.md).
+    auto millis = [&](const char* k) {
+        try {
+            return fmt("%.3g ms", 1e3 * std::stod(get(k)));
+        } catch (const std::exception&) {
+            return get(k);
+        }
+    };
+    if (a.count("virtual.ps_bound"))
+        std::printf("  bound by        %s (virtual: a round of one step per worker %s, a worker's own step %s)\n",
+                    get("virtual.ps_bound").c_str(), millis("virtual.round_seconds").c_str(),
+                    millis("virtual.worker_step_seconds").c_str());
 }
 
 }  // namespace

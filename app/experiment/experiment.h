@@ -25,6 +25,11 @@ struct DeviceConfig {
     double infeed_seconds_per_batch = 0.0;  // emulated: the host's time per global batch (0: measure)
     double price_per_hour = -1.0;      // USD per device-hour; -1: the catalog's
     double memory_mb = 0.0;            // 0: the host's RAM (or the emulated device's memory)
+    // Emulated multi_worker, parameter_server: the network between the hosts (per direction), and
+    // the memory bandwidth a parameter server applies updates at.
+    double network_gbps = 100.0;       // Gbit/s
+    double network_latency_us = 10.0;
+    double ps_memory_gbs = 20.0;       // GB/s
     bool emulated() const { return type != "cpu"; }
 };
 

@@ -255,17 +255,39 @@ void checkEmulatedDevice(const json& x, const std::string&, IssueList& issues) {
             issues.add("train.batch_size", "is " + std::to_string(batch) + ": a global batch of " + std::to_string(global) +
                                                " does not split evenly over the " + std::to_string(replicas) +
                                                " replicas of " + slice.name + " (TPUs need static shapes)");
-    } else if (device != "cpu" && (type == "multi_worker" || type == "parameter_server")) {
-        issues.add("strategy.type", "is \"" + type + "\": on an emulated device (device.type \"" + device +
-                                        "\") use 'single', 'mirrored' or 'tpu_pod'; jobs of processes run on the CPU only");
+    } else if (device != "cpu" && type == "multi_worker") {
+        // Every worker's device gets the same share of every batch (static shapes).
+        const int64_t batch = x["train"]["batch_size"].get<int64_t>(), workers = st["replicas"].get<int64_t>();
+        if (st["batch_scope"] != "per_replica" && batch % workers != 0)
+            issues.add("train.batch_size", "is " + std::to_string(batch) + ": it does not split evenly over the " +
+                                               std::to_string(workers) + " workers' emulated devices (static shapes)");
     }
-    if (tpu && type == "mirrored")
-        issues.add("strategy.type", "is 'mirrored' but device.type is a TPU: use 'tpu_pod' with a slice");
+    if (tpu && (type == "mirrored" || type == "multi_worker" || type == "parameter_server"))
+        issues.add("strategy.type", "is '" + type + "' but device.type is a TPU: TPUs train with 'tpu_pod' and a slice");
     if (tpu && x["data"]["drop_remainder"] != true)
         issues.add("data.drop_remainder", "must be true on a TPU: the MXUs need static shapes (every batch the same size)");
-    else if (device != "cpu" && type == "mirrored" && x["data"]["drop_remainder"] != true)
-        issues.add("data.drop_remainder", "must be true for 'mirrored' on an emulated device: every replica gets the same "
-                                          "share of every batch (static shapes)");
+    else if (device != "cpu" && (type == "mirrored" || type == "multi_worker") && x["data"]["drop_remainder"] != true)
+        issues.add("data.drop_remainder", "must be true for '" + type + "' on an emulated device: every replica gets the "
+                                          "same share of every batch (static shapes)");
+    // The hosts' network and the servers' memory are the virtual clock's, for jobs of processes on
+    // emulated devices: anywhere else they would change nothing, which a user would not expect.
+    struct HostKey {
+        const char* key;
+        double defaultValue;
+        bool serversOnly;
+    };
+    const DeviceConfig defaults{};
+    const bool job = device != "cpu" && (type == "multi_worker" || type == "parameter_server");
+    for (const HostKey& k : {HostKey{"network_gbps", defaults.network_gbps, false},
+                             HostKey{"network_latency_us", defaults.network_latency_us, false},
+                             HostKey{"ps_memory_gbs", defaults.ps_memory_gbs, true}}) {
+        const bool applies = job && (type == "parameter_server" || !k.serversOnly);
+        if (!applies && dev[k.key].get<double>() != k.defaultValue)
+            issues.add(std::string("device.") + k.key,
+                       "is " + dev[k.key].dump() + " but only " +
+                           (k.serversOnly ? "'parameter_server'" : "'multi_worker' and 'parameter_server'") +
+                           " on an emulated device use it (strategy.type is '" + type + "', device.type '" + device + "')");
+    }
 }
 
 // train.warm_start: where a run's initial parameters come from, when not from its seed.
@@ -599,8 +621,9 @@ SchemaKey buildSchema() {
         path("catalog", nullptr, "A device catalog of your own instead of the built-in one (docs/devices.md).",
              [](const json& v, Experiment& out) { out.device.catalog = v.get<std::string>(); }),
         number("infeed_seconds_per_batch", 0.0f, Range::ge(0).le(3600),
-               "Emulated devices: the host's time to make one global batch (0 = measure this host's input "
-               "pipeline before training). Pin it to make virtual time independent of this host.",
+               "Emulated devices: the host's time to make one global batch (multi_worker, parameter_server: a "
+               "worker host's time to make its worker's batch; 0 = measure this host's input pipeline before "
+               "training). Pin it to make virtual time independent of this host.",
                [](const json& v, Experiment& out) { out.device.infeed_seconds_per_batch = v.get<double>(); }),
         number("price_per_hour", -1.0f, Range::ge(-1).le(1e6),
                "USD per device-hour (a GPU, a TPU chip, or this host); -1 = the catalog's price.",
@@ -610,6 +633,17 @@ SchemaKey buildSchema() {
                "accelerator (0 = the host's RAM, or the emulated device's memory). A footprint of 90 % or more "
                "makes the run memory-bound (capacity).",
                [](const json& v, Experiment& out) { out.device.memory_mb = v.get<double>(); }),
+        number("network_gbps", 100.0f, Range::ge(0.001).le(100000),
+               "Emulated multi_worker, parameter_server: each worker's device is on a host of its own; the hosts' "
+               "network link in Gbit/s, each direction (multi_worker all-reduces on a ring of them).",
+               [](const json& v, Experiment& out) { out.device.network_gbps = v.get<double>(); }),
+        number("network_latency_us", 10.0f, Range::ge(0).le(1e6),
+               "Emulated multi_worker, parameter_server: latency of one message between hosts, microseconds.",
+               [](const json& v, Experiment& out) { out.device.network_latency_us = v.get<double>(); }),
+        number("ps_memory_gbs", 20.0f, Range::ge(0.001).le(100000),
+               "Emulated parameter_server: the memory bandwidth (GB/s) at which a parameter server's CPU applies "
+               "the optimizer's update to its shard of the variables.",
+               [](const json& v, Experiment& out) { out.device.ps_memory_gbs = v.get<double>(); }),
     });
     device.checks.push_back([](const json& s, const std::string& where, IssueList& issues) {
         const std::string type = s["type"].get<std::string>();

@@ -38,18 +38,22 @@ engine::Topology gpuTopology(const engine::DeviceSpec& spec, int replicas) {
 // This host as the emulated device: replicas placed as a real run here would place them (threads
 // split over mirrored replicas or worker processes), each timed by the kernel rates of its own
 // thread count; mirrored replicas exchange in shared memory, workers over loopback TCP.
-void planHost(DevicePlan& p, const Experiment& x, const HostCalibrator& calibrate) {
+void planHost(DevicePlan& p, const Experiment& x, const HostCalibrator& calibrate, int jobWorkers) {
     if (!calibrate)
         throw std::invalid_argument("device.type \"cpu-host\" is timed from this host's calibration, which needs a run store");
+    if (x.strategy.type == "parameter_server" || x.strategy.type == "tpu_pod")
+        throw std::invalid_argument("strategy.type: '" + x.strategy.type + "' is not modelled on device.type \"cpu-host\" "
+                                    "(this host as an emulated device takes 'single', 'mirrored' and 'multi_worker')");
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const int threads = x.train.threads > 0 ? x.train.threads : cores;
     const bool mirrored = x.strategy.type == "mirrored", workers = x.strategy.type == "multi_worker";
-    p.replicas = mirrored || workers ? x.strategy.replicas : 1;
+    p.replicas = mirrored ? x.strategy.replicas : workers ? (jobWorkers > 0 ? jobWorkers : x.strategy.replicas) : 1;
     const int perReplica = x.strategy.threads_per_replica > 0 && (mirrored || workers)
                                ? x.strategy.threads_per_replica
                                : std::max(1, threads / p.replicas);
     const HostCalibration host = calibrate(p.spec, perReplica);
     p.spec = host.spec;
+    if (workers) p.network = host.loopback;  // the job's processes meet over loopback TCP
     if (p.replicas > 1)
         p.topology = mirrored ? engine::switchTopology(p.replicas, host.shared_memory)
                               : engine::ringTopology(p.replicas, host.loopback);
@@ -73,7 +77,7 @@ HostCalibrator storeCalibrator(const std::string& storePath) {
     };
 }
 
-DevicePlan planDevices(const Experiment& x, const HostCalibrator& calibrate) {
+DevicePlan planDevices(const Experiment& x, const HostCalibrator& calibrate, int jobWorkers, int jobServers) {
     const engine::DeviceCatalog catalog = catalogOf(x);
     DevicePlan p;
     p.emulated = x.device.emulated();
@@ -92,7 +96,7 @@ DevicePlan planDevices(const Experiment& x, const HostCalibrator& calibrate) {
     }
     p.precision = precisionOf(x, *spec);
     if (spec->needs_calibration) {
-        planHost(p, x, calibrate);
+        planHost(p, x, calibrate, jobWorkers);
         return p;
     }
     p.replica_memory_bytes = spec->replicaMemoryBytes();
@@ -114,12 +118,39 @@ DevicePlan planDevices(const Experiment& x, const HostCalibrator& calibrate) {
         p.devices = spec->id + ":" + slice.name;
         return p;
     }
+    if (x.strategy.type == "multi_worker" || x.strategy.type == "parameter_server") {
+        if (spec->kind == engine::DeviceKind::Tpu)
+            throw std::invalid_argument("device.type: '" + spec->id + "' is a TPU, and TPUs train with strategy.type "
+                                        "'tpu_pod' (a slice), not '" + x.strategy.type + "'");
+        // One device per worker, each on a host of its own: the hosts' network joins them.
+        const int workers = jobWorkers > 0 ? jobWorkers : x.strategy.replicas;
+        p.replicas = workers;
+        p.device_count = workers;
+        p.network = hostNetwork(x);
+        if (x.strategy.type == "parameter_server") {
+            p.parameter_servers = jobServers > 0 ? jobServers : x.strategy.parameter_servers;
+            p.ps_memory_bytes_per_s = x.device.ps_memory_gbs * 1e9;
+        } else if (workers > 1) {
+            // Across hosts Gloo and NCCL all-reduce on a ring: each host sends to the next over its link.
+            p.topology = engine::ringTopology(workers, *p.network);
+        }
+        p.devices = spec->id + ":" + std::to_string(workers);
+        return p;
+    }
     p.replicas = x.strategy.type == "mirrored" ? x.strategy.replicas : 1;
     if (p.replicas > 1) p.topology = gpuTopology(*spec, p.replicas);
     // A TPU used as one device: one core (v2, v3) or one chip (v4); charged a whole chip.
     p.device_count = spec->kind == engine::DeviceKind::Tpu ? 1 : p.replicas;
     p.devices = spec->id + ":" + std::to_string(p.replicas);
     return p;
+}
+
+engine::LinkParams hostNetwork(const Experiment& x) {
+    return engine::LinkParams::fromBandwidth(x.device.network_latency_us * 1e-6, x.device.network_gbps * 1e9 / 8.0);
+}
+
+int64_t DevicePlan::replicaBatch(int64_t stepBatch) const {
+    return parameter_servers > 0 ? stepBatch : engine::replicaBatch(stepBatch, replicas);
 }
 
 engine::VirtualClockConfig virtualClockConfig(const DevicePlan& plan, const Experiment& x, double infeed) {
@@ -130,6 +161,22 @@ engine::VirtualClockConfig virtualClockConfig(const DevicePlan& plan, const Expe
     c.topology = plan.topology;
     c.bucket_bytes = x.strategy.bucket_mb * 1024.0 * 1024.0;
     c.overlap = x.strategy.overlap;
+    c.infeed_seconds_per_batch = infeed;
+    c.infeed_prefetch = engine::usesStreamingPipeline(x.data) ? x.data.pipeline.prefetch > 0 : true;
+    return c;
+}
+
+engine::ParameterServerClockConfig parameterServerClockConfig(const DevicePlan& plan, const Experiment& x,
+                                                              double infeed) {
+    if (!plan.network || plan.parameter_servers < 1)
+        throw std::logic_error("parameterServerClockConfig: the plan is not an emulated parameter_server job");
+    engine::ParameterServerClockConfig c;
+    c.device = plan.spec;
+    c.precision = plan.precision;
+    c.workers = plan.replicas;
+    c.servers = plan.parameter_servers;
+    c.network = *plan.network;
+    c.server_memory_bytes_per_s = plan.ps_memory_bytes_per_s;
     c.infeed_seconds_per_batch = infeed;
     c.infeed_prefetch = engine::usesStreamingPipeline(x.data) ? x.data.pipeline.prefetch > 0 : true;
     return c;

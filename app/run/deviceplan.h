@@ -10,6 +10,7 @@
 
 #include "app/experiment/experiment.h"
 #include "engine/device/devicespec.h"
+#include "engine/device/parameterserverclock.h"
 #include "engine/device/topology.h"
 #include "engine/device/virtualclock.h"
 
@@ -25,6 +26,15 @@ struct DevicePlan {
     std::optional<engine::Topology> topology;  // how emulated replicas exchange gradients
     std::string devices;                // the runs table's devices, e.g. "tpu-v3:32", "a100-sxm4-40gb:8"
     double replica_memory_bytes = 0.0;  // emulated: the memory one replica has
+    // Emulated multi_worker and parameter_server: one device per worker host, the hosts joined by
+    // this network (each host's link, one direction). multi_worker's topology is a ring of it.
+    // hostNetwork() is the one place it is made, so that another network can stand in.
+    std::optional<engine::LinkParams> network;
+    int parameter_servers = 0;            // parameter_server: the ps hosts the variables are on
+    double ps_memory_bytes_per_s = 0.0;   // parameter_server: what a ps host applies updates at
+    // Examples one replica trains per step of `stepBatch` (parameter_server: a step is one worker's
+    // batch). std::invalid_argument when a synchronous batch does not split evenly.
+    int64_t replicaBatch(int64_t stepBatch) const;
 };
 
 // This host as an emulated device (device.type "cpu-host") at a thread count: its roofs, RAM and
@@ -40,12 +50,23 @@ using HostCalibrator = std::function<HostCalibration(const engine::DeviceSpec& c
 // measured (and saved) when it has none for this host and thread count.
 HostCalibrator storeCalibrator(const std::string& storePath);
 
-// Throws std::invalid_argument (or DeviceCatalogError for a bad user catalog) naming the key path.
-// device.type "cpu-host" needs a calibrator (std::invalid_argument without one).
-DevicePlan planDevices(const Experiment& x, const HostCalibrator& calibrate = {});
+// `jobWorkers` and `jobServers` (0: the experiment's strategy.replicas and parameter_servers) are a
+// job's workers and parameter servers when a cluster spec decides them. Throws std::invalid_argument
+// (or DeviceCatalogError for a bad user catalog) naming the key path. device.type "cpu-host" needs a
+// calibrator (std::invalid_argument without one).
+DevicePlan planDevices(const Experiment& x, const HostCalibrator& calibrate = {}, int jobWorkers = 0,
+                       int jobServers = 0);
+
+// The network between the hosts of a job on emulated devices: device.network_gbps (Gbit/s, one
+// direction) and device.network_latency_us.
+engine::LinkParams hostNetwork(const Experiment& x);
 
 // The virtual clock of an emulated plan, with the host's measured time per global batch.
 engine::VirtualClockConfig virtualClockConfig(const DevicePlan& plan, const Experiment& x,
                                               double infeedSecondsPerBatch);
+
+// The clock of an emulated parameter_server plan, with a worker host's time per worker batch.
+engine::ParameterServerClockConfig parameterServerClockConfig(const DevicePlan& plan, const Experiment& x,
+                                                              double infeedSecondsPerBatch);
 
 }  // namespace trainbench::app

@@ -1,5 +1,6 @@
 #include "app/run/estimate.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "app/run/deviceplan.h"
@@ -29,15 +30,28 @@ Estimate estimateExperiment(const Experiment& x, const DataShape& data, const Ho
     e.replicas = plan.replicas;
     e.matrix_units = plan.spec.kind != engine::DeviceKind::Cpu;
     e.device_count = plan.device_count;
-    e.global_batch = x.strategy.batch_scope == "per_replica" ? x.train.batch_size * plan.replicas : x.train.batch_size;
-    e.replica_batch = engine::replicaBatch(e.global_batch, plan.replicas);
-    const engine::OpGraph graph = engine::trainingStepGraph(x.model, data.sample, data.classes, e.replica_batch, x.optimizer);
+    const bool async = plan.parameter_servers > 0;
+    const int64_t batch = x.train.batch_size;
+    // parameter_server: a step is one worker's batch (as a run places it).
+    e.global_batch = x.strategy.batch_scope == "per_replica" ? (async ? batch : batch * plan.replicas)
+                     : async ? std::max<int64_t>(1, batch / plan.replicas)
+                             : batch;
+    e.replica_batch = plan.replicaBatch(e.global_batch);
+    engine::OpGraph graph = engine::trainingStepGraph(x.model, data.sample, data.classes, e.replica_batch, x.optimizer);
+    if (async) graph.optimizer_bytes = 0.0;  // the optimizer state is on the servers
     e.memory = engine::checkMemory(graph, plan.spec, plan.precision);
     for (const engine::OpDesc& op : graph.ops) e.flops_per_step += op.cost.flops * static_cast<double>(op.calls);
     // Infeed pinned or none: the estimate has no host pipeline to measure.
-    engine::VirtualClock clock(virtualClockConfig(plan, x, x.device.infeed_seconds_per_batch), x.model, data.sample,
-                               data.classes, x.optimizer);
-    e.step = clock.stepCost(e.global_batch);
+    if (async) {
+        engine::ParameterServerClock clock(parameterServerClockConfig(plan, x, x.device.infeed_seconds_per_batch),
+                                           x.model, data.sample, data.classes, x.optimizer);
+        e.parameter_servers = clock.stepCost(e.global_batch);
+        e.step = e.parameter_servers->jobStep();
+    } else {
+        engine::VirtualClock clock(virtualClockConfig(plan, x, x.device.infeed_seconds_per_batch), x.model, data.sample,
+                                   data.classes, x.optimizer);
+        e.step = clock.stepCost(e.global_batch);
+    }
     e.samples_per_second = static_cast<double>(e.global_batch) / e.step.seconds();
     const int64_t examples = x.data.train_limit > 0 ? std::min(x.data.train_limit, data.train_examples) : data.train_examples;
     // The data set repeated for the epochs, then batched with the remainder dropped (static shapes,

@@ -10,6 +10,7 @@
 #include "app/experiment/experiment.h"
 #include "app/run/deviceplan.h"
 #include "engine/device/devicememory.h"
+#include "engine/device/parameterserverclock.h"
 #include "engine/device/virtualclock.h"
 
 namespace trainbench::app {
@@ -41,6 +42,9 @@ struct Estimate {
     double train_seconds = 0.0;   // steps x step time (evaluations not included)
     std::optional<double> price_per_device_hour;
     std::optional<double> cost;   // device_count x price x train_seconds
+    // parameter_server: a worker's step and the servers' rounds; `step` is then the job's time per
+    // step (a round over the workers) and global_batch one worker's batch.
+    std::optional<engine::ParameterServerStep> parameter_servers;
 };
 
 // Throws std::invalid_argument when the experiment is not on an emulated device or its batch does

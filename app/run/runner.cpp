@@ -33,6 +33,7 @@
 #include "engine/util/errors.h"
 #include "app/run/checkpointmetadata.h"
 #include "app/run/deviceplan.h"
+#include "app/run/emulatedparameterservers.h"
 #include "app/run/runprofiler.h"
 #include "app/run/warmstartsource.h"
 #include "profiler/machine/infeedcache.h"
@@ -101,7 +102,9 @@ Placement placementFor(const Experiment& x, const std::optional<engine::ClusterS
     Placement p;
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const int threads = x.train.threads > 0 ? x.train.threads : cores;
-    if (devices.emulated) {
+    const bool async = x.strategy.type == "parameter_server";
+    const bool job = x.strategy.type == "multi_worker" || async;
+    if (devices.emulated && !job) {
         // The numerics of every emulated replica run here as one pass over the global batch, on
         // every thread; the replicas are the virtual clock's.
         p.replicas = devices.replicas;
@@ -110,8 +113,8 @@ Placement placementFor(const Experiment& x, const std::optional<engine::ClusterS
         p.devices = devices.devices;
         return p;
     }
-    const bool async = x.strategy.type == "parameter_server";
-    const bool replicated = x.strategy.type == "mirrored" || x.strategy.type == "multi_worker" || async;
+    // A job's processes run here for real (an emulated job's each stand for one worker's device).
+    const bool replicated = x.strategy.type == "mirrored" || job;
     // parameter_server: the workers in the cluster spec (the chief only coordinates).
     p.replicas = !replicated ? 1
                  : cluster   ? (async ? static_cast<int>(cluster->worker.size()) : cluster->trainers())
@@ -124,7 +127,8 @@ Placement placementFor(const Experiment& x, const std::optional<engine::ClusterS
                                                                 : std::max<int64_t>(1, x.train.batch_size / p.replicas);
     else
         p.globalBatch = x.strategy.batch_scope == "per_replica" ? x.train.batch_size * p.replicas : x.train.batch_size;
-    p.devices = "cpu:" + std::to_string(p.threadsPerReplica) + (replicated ? "x" + std::to_string(p.replicas) : "");
+    p.devices = devices.emulated ? devices.devices
+                                 : "cpu:" + std::to_string(p.threadsPerReplica) + (replicated ? "x" + std::to_string(p.replicas) : "");
     return p;
 }
 
@@ -284,8 +288,8 @@ std::string millis(double s) {
 // here): a model or batch that does not fit fails as it would on the device.
 engine::MemoryCheck fitOnDevice(const Experiment& x, const DevicePlan& plan, int64_t globalBatch,
                                 const engine::Dims& shape, int64_t classes) {
-    const int64_t perReplica = engine::replicaBatch(globalBatch, plan.replicas);
-    const engine::OpGraph graph = engine::trainingStepGraph(x.model, shape, classes, perReplica, x.optimizer);
+    engine::OpGraph graph = engine::trainingStepGraph(x.model, shape, classes, plan.replicaBatch(globalBatch), x.optimizer);
+    if (plan.parameter_servers > 0) graph.optimizer_bytes = 0.0;  // the optimizer state is on the servers
     engine::MemoryCheck memory = engine::checkMemory(graph, plan.spec, plan.precision);
     if (!memory.fits) throw std::runtime_error(memory.message);
     return memory;
@@ -299,7 +303,8 @@ std::unique_ptr<engine::VirtualClock> emulate(const Experiment& x, const DeviceP
                                               const std::function<void(const std::string&)>& say,
                                               profiler::RunWriter* writer, const std::string& dbPath) {
     const int64_t perReplica = engine::replicaBatch(globalBatch, plan.replicas);
-    const profiler::InfeedRate rate = infeedOf(x, globalBatch, dbPath);
+    // multi_worker: each worker's host feeds its own device its share.
+    const profiler::InfeedRate rate = infeedOf(x, plan.network ? perReplica : globalBatch, dbPath);
     const double infeed = rate.seconds_per_batch;
     const std::string infeedSource = x.device.infeed_seconds_per_batch > 0 ? "pinned (device.infeed_seconds_per_batch)"
                                      : rate.cached ? "this host's rate measured " + rate.measured_at
@@ -309,7 +314,8 @@ std::unique_ptr<engine::VirtualClock> emulate(const Experiment& x, const DeviceP
     const engine::VirtualStep& v = clock->stepCost(globalBatch);
     say("emulating " + plan.devices + " (" + std::to_string(plan.replicas) + " replica" +
         (plan.replicas == 1 ? "" : "s") + " of " + plan.spec.replicaLabel() + ", " +
-        engine::precisionName(plan.precision) + ", batch " + std::to_string(perReplica) + " each): a step takes " +
+        engine::precisionName(plan.precision) + ", batch " + std::to_string(perReplica) + " each" +
+        (plan.network ? ", one per host, " + shortNumber(x.device.network_gbps) + " Gbit/s links" : "") + "): a step takes " +
         millis(v.seconds()) + " virtual (forward " + millis(v.forward_s) + ", backward " + millis(v.backward_s) +
         ", optimizer " + millis(v.optimizer_s) + ", gradient exchange " + millis(v.comm_s) + " of which exposed " +
         millis(v.exposed_comm_s) + ", overhead " + millis(v.overhead_s) + ", input wait " + millis(v.input_s) +
@@ -328,6 +334,9 @@ std::unique_ptr<engine::VirtualClock> emulate(const Experiment& x, const DeviceP
                             {"virtual.step_seconds", shortNumber(v.seconds())},
                             {"virtual.matrix_utilisation", shortNumber(v.matrix_utilisation)},
                             {"virtual.memory_fraction", shortNumber(memory.fraction)}});
+    if (writer && plan.network)
+        writer->attributes({{"virtual.network_gbps", shortNumber(x.device.network_gbps)},
+                            {"virtual.network_latency_us", shortNumber(x.device.network_latency_us)}});
     return clock;
 }
 
@@ -355,7 +364,12 @@ RunOutcome runExperiment(const RunRequest& request) {
     if ((multiWorker || parameterServer) && !request.cluster)
         throw std::invalid_argument("a " + x.strategy.type + " experiment runs as a job of processes: start it with "
                                     "`trainbench-cli run`, or each task with `trainbench-cli worker` and TF_CONFIG");
-    const DevicePlan devicePlan = planDevices(x, storeCalibrator(request.dbPath));
+    const int jobWorkers = !request.cluster ? 0
+                           : parameterServer ? static_cast<int>(request.cluster->worker.size())
+                                             : request.cluster->trainers();
+    const DevicePlan devicePlan =
+        planDevices(x, storeCalibrator(request.dbPath), jobWorkers,
+                    parameterServer && request.cluster ? static_cast<int>(request.cluster->ps.size()) : 0);
     const Placement place = placementFor(x, request.cluster, devicePlan);
     if (parameterServer) {
         const engine::ClusterSpec& c = *request.cluster;
@@ -488,7 +502,13 @@ RunOutcome runExperiment(const RunRequest& request) {
         }
         engine::Trainer trainer(*strategy, *data.train, data.test, x.train);
         std::unique_ptr<engine::VirtualClock> virtualClock;
-        if (devicePlan.emulated) {
+        std::unique_ptr<engine::ParameterServerClock> serverClock;
+        if (devicePlan.emulated && parameterServer) {
+            serverClock = emulateParameterServers(x, devicePlan, place.globalBatch, shape, data.num_classes,
+                                                  infeedOf(x, place.globalBatch, request.dbPath).seconds_per_batch, *deviceMemory, say,
+                                                  writer ? &*writer : nullptr);
+            trainer.setClock(serverClock.get());
+        } else if (devicePlan.emulated) {
             virtualClock = emulate(x, devicePlan, place.globalBatch, shape, data.num_classes, *deviceMemory, say,
                                    writer ? &*writer : nullptr, request.dbPath);
             trainer.setClock(virtualClock.get());

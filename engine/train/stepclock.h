@@ -10,8 +10,9 @@ namespace trainbench::engine {
 class StepClock {
 public:
     virtual ~StepClock() = default;
-    // A synchronous step was measured: rewrite step_seconds, its breakdown (input, forward,
-    // backward, optimizer, exposed communication, other) and comm/wait seconds in this clock.
+    // A step was measured: rewrite step_seconds, its breakdown (input, forward, backward, optimizer,
+    // exposed communication, other), comm/wait seconds and its replicas' figures in this clock. An
+    // asynchronous step comes twice (dispatched, then with its worker's record): the same charge.
     virtual void step(StepRecord& record) = 0;
     // An evaluation of `record.samples` test examples was measured: rewrite eval_seconds.
     virtual void eval(EvalRecord& record) = 0;

@@ -93,11 +93,7 @@ EvalRecord Trainer::evaluate(int64_t step, int64_t epoch) {
     return e;
 }
 
-void Trainer::setClock(StepClock* clock) {
-    if (clock && strategy_.asynchronous())
-        throw std::logic_error(strategy_.name() + " is asynchronous: its steps cannot run on a virtual clock");
-    clock_ = clock;
-}
+void Trainer::setClock(StepClock* clock) { clock_ = clock; }
 
 RunSummary Trainer::run(TrainObserver& observer, const TrainProgress* resume, const CheckpointHook& checkpoint) {
     strategy_.bindThreads();
@@ -151,7 +147,8 @@ RunSummary Trainer::run(TrainObserver& observer, const TrainProgress* resume, co
         rec.samples_per_second = rec.step_seconds > 0 ? static_cast<double>(rec.samples) / rec.step_seconds : 0.0;
         s.comm_seconds += rec.comm_seconds;
         s.wait_seconds += rec.wait_seconds;
-        rec.wall_seconds = s.train_seconds;
+        // (An asynchronous step on a clock has its time from dispatch: see below.)
+        if (!(async && clock_)) rec.wall_seconds = s.train_seconds;
         allSamples += rec.samples;
         if (rec.step > kWarmupSteps) {
             steadySeconds += rec.step_seconds;
@@ -171,6 +168,9 @@ RunSummary Trainer::run(TrainObserver& observer, const TrainProgress* resume, co
             rec.wait_seconds = r.wait_seconds;
             rec.replicas = std::move(r.replicas);
             rec.updates = std::move(r.updates);
+            // The worker's measured figures arrive now: the clock charges them too (the step's own
+            // seconds are the ones it charged at dispatch).
+            if (clock_) clock_->step(rec);
             finished.insert(r.step);
         }
         while (!pending.empty() && finished.count(pending.begin()->first)) {
@@ -187,8 +187,12 @@ RunSummary Trainer::run(TrainObserver& observer, const TrainProgress* resume, co
         std::vector<StrategyStep> done = strategy_.completed(/*all=*/true);
         if (!pending.empty()) {  // (with nothing pending there was nothing to wait for)
             const double waited = secondsSince(t);
-            s.train_seconds += waited;
-            pending.rbegin()->second.step_seconds += waited;
+            if (clock_) {
+                s.host_seconds += waited;  // the clock's steps already hold the workers' time
+            } else {
+                s.train_seconds += waited;
+                pending.rbegin()->second.step_seconds += waited;
+            }
         }
         absorb(std::move(done));
     };
@@ -303,6 +307,9 @@ RunSummary Trainer::run(TrainObserver& observer, const TrainProgress* resume, co
             s.input_seconds += rec.input_seconds;
             s.train_seconds += rec.step_seconds;
             stageDeltas(rec);
+            // On a clock an asynchronous step's time is charged at dispatch, in step order; its record
+            // comes back whenever its worker finishes, so it keeps the time it was charged at.
+            if (async && clock_) rec.wall_seconds = s.train_seconds;
             pending.emplace(step, std::move(rec));
             if (!async) finished.insert(step);
             absorb(async ? strategy_.completed(/*all=*/false) : std::vector<StrategyStep>{});

@@ -45,8 +45,8 @@ public:
     EvalRecord evaluate(int64_t step, int64_t epoch);
     TrainPlan plan() const;
     // Times steps and evaluations on `clock` (not owned; null: this host's wall clock). The summary's
-    // host_seconds then holds the host's own training time. std::logic_error for an asynchronous
-    // strategy (its steps overlap on workers; the virtual clock charges synchronous steps).
+    // host_seconds then holds the host's own training time. An asynchronous step is charged when it
+    // is dispatched and again when its worker's record arrives (the clock must charge both alike).
     void setClock(StepClock* clock);
 
     // Steps at the start of a run left out of the steady-state throughput (warm-up, first plans).

@@ -42,6 +42,23 @@ std::vector<Candidate> communicationActions(const ActionContext& ctx) {
     };
     const std::string strategy = v.text("strategy.type");
     const int64_t replicas = v.integer("strategy.replicas");
+    // On emulated devices a job's hosts exchange over device.network_gbps: a faster network is a
+    // change the run can try (on this host's CPU the processes talk over loopback).
+    const nlohmann::json device = v.at("device.type");
+    if ((strategy == "multi_worker" || strategy == "parameter_server") && device.is_string() && device != "cpu") {
+        const double gbps = v.number("device.network_gbps");
+        // Only the bandwidth part shrinks, and a parameter server's rounds may be bound by its updates:
+        // for multi_worker an upper bound, for parameter_server none.
+        std::optional<double> speedup;
+        const double s = t.step, x = t.exposed_comm;
+        if (strategy == "multi_worker" && s - 0.75 * x > 0) speedup = catalogue::capSpeedup(s / (s - 0.75 * x));
+        push(catalogue::make(
+            BoundKind::Communication, "Four times the network bandwidth between hosts",
+            {v.change("device.network_gbps", gbps * 4)},
+            "The bandwidth part of every pull, push or all-reduce takes a quarter of the time" +
+                (speedup ? ": at most " + factor(*speedup) + " samples per second (latency stays)." : std::string(".")),
+            speedup, "Fewer, faster links: the exchange crosses each host's network link."));
+    }
     if (strategy == "parameter_server") {
         const int64_t servers = v.integer("strategy.parameter_servers");
         push(catalogue::make(

@@ -59,6 +59,7 @@ const std::vector<ActionKey>& actionKeys() {
         number("strategy.bucket_mb", 1.0, 0.0, 1024.0),
         boolean("strategy.overlap", true),
         integer("strategy.parameter_servers", 1, 1, 64),
+        number("device.network_gbps", 100.0, 0.001, 100000.0),
     };
     return keys;
 }

@@ -1,0 +1,72 @@
+#include "app/run/emulatedparameterservers.h"
+
+#include <charconv>
+#include <cstdio>
+
+namespace trainbench::app {
+
+namespace {
+
+std::string millis(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g ms", s * 1e3);
+    return buf;
+}
+
+// 0.5, not 0.500000 (and every digit a double needs).
+std::string shortNumber(double v) {
+    char buf[32];
+    const auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
+    return std::string(buf, end);
+}
+
+}  // namespace
+
+std::unique_ptr<engine::ParameterServerClock> emulateParameterServers(const Experiment& x, const DevicePlan& plan,
+                                                                      int64_t workerBatch, const engine::Dims& shape,
+                                                                      int64_t classes, double infeed,
+                                                                      const engine::MemoryCheck& memory,
+                                                                      const std::function<void(const std::string&)>& say,
+                                                                      profiler::RunWriter* writer) {
+    auto clock = std::make_unique<engine::ParameterServerClock>(parameterServerClockConfig(plan, x, infeed), x.model,
+                                                                shape, classes, x.optimizer);
+    const engine::ParameterServerStep& s = clock->stepCost(workerBatch);
+    const int w = plan.replicas, k = plan.parameter_servers;
+    say("emulating " + plan.devices + " (" + std::to_string(w) + " worker" + (w == 1 ? "" : "s") + ", one " +
+        plan.spec.replicaLabel() + " each on its own host, " + engine::precisionName(plan.precision) + ", batch " +
+        std::to_string(workerBatch) + "; " + std::to_string(k) + " parameter server" + (k == 1 ? "" : "s") + "; " +
+        shortNumber(x.device.network_gbps) + " Gbit/s links): a worker's step takes " + millis(s.worker_s) +
+        " virtual (pull " + millis(s.pull_s) + ", forward " + millis(s.forward_s) + ", backward " +
+        millis(s.backward_s) + ", push " + millis(s.push_s) + ", update on the servers " + millis(s.update_s) +
+        ", overhead " + millis(s.overhead_s) + ", input wait " + millis(s.input_s) + "); the job's step " +
+        millis(s.jobStep().seconds()));
+    if (s.bound == engine::PsBound::ServerLinks)
+        say("note: the parameter servers are the bottleneck: per round of " + std::to_string(w) + " steps each server's "
+            "link carries " + std::to_string(w) + " x 1/" + std::to_string(k) + " of the parameters each way, " +
+            millis(s.server_link_s) + " against a worker's " + millis(s.worker_s) + "; every worker waits " +
+            millis(s.queue_s) + " a step (more parameter servers or a faster network would help)");
+    else if (s.bound == engine::PsBound::ServerUpdates)
+        say("note: the parameter servers are the bottleneck: " + std::to_string(w) + " updates per round on each "
+            "server take " + millis(s.server_update_s) + " against a worker's " + millis(s.worker_s) +
+            "; every worker waits " + millis(s.queue_s) + " a step (more parameter servers would help)");
+    if (memory.near_capacity) say("note: " + memory.message);
+    if (writer)
+        writer->attributes({{"virtual.device", plan.spec.id},
+                            {"virtual.replicas", std::to_string(w)},
+                            {"virtual.precision", engine::precisionName(plan.precision)},
+                            {"virtual.topology", std::to_string(w) + " workers, " + std::to_string(k) +
+                                                     " parameter server(s), one link per host"},
+                            {"virtual.network_gbps", shortNumber(x.device.network_gbps)},
+                            {"virtual.network_latency_us", shortNumber(x.device.network_latency_us)},
+                            {"virtual.ps_memory_gbs", shortNumber(x.device.ps_memory_gbs)},
+                            {"virtual.infeed_seconds_per_batch", shortNumber(infeed)},
+                            {"virtual.step_seconds", shortNumber(s.jobStep().seconds())},
+                            {"virtual.worker_step_seconds", shortNumber(s.worker_s)},
+                            {"virtual.round_seconds", shortNumber(s.round_s)},
+                            {"virtual.ps_bound", engine::psBoundName(s.bound)},
+                            {"virtual.matrix_utilisation", shortNumber(s.matrix_utilisation)},
+                            {"virtual.memory_fraction", shortNumber(memory.fraction)}});
+    return clock;
+}
+
+}  // namespace trainbench::app
