@@ -29,6 +29,7 @@
 #include "ui/pages/compare/comparepage.h"
 #include "ui/pages/dashboard/dashboardpage.h"
 #include "ui/pages/experiment/experimentpage.h"
+#include "ui/pages/plan/planpage.h"
 #include "ui/pages/runspage.h"
 #include "ui/store/storeservice.h"
 
@@ -76,6 +77,7 @@ MainWindow::MainWindow(const QString& storePath, QWidget* parent) : QMainWindow(
     dashboard_ = new DashboardPage(*store_);
     runs_ = new RunsPage(*store_);
     compare_ = new ComparePage(*store_);
+    plan_ = new PlanPage(*store_);
     stack_ = new QStackedWidget;
     nav_ = new QListWidget;
     nav_->setIconSize(QSize(28, 28));
@@ -98,6 +100,8 @@ MainWindow::MainWindow(const QString& storePath, QWidget* parent) : QMainWindow(
         {dashboard_, "Dashboard", ":/icons/dashboard.svg", "The live dashboard of one run (Ctrl+2)"},
         {runs_, "Runs", ":/icons/runs.svg", "Every run in the store (Ctrl+3)"},
         {compare_, "Compare", ":/icons/compare.svg", "Two or more runs side by side (Ctrl+4)"},
+        {plan_, "Plan", ":/icons/plan.svg",
+         "Which configuration reaches a target accuracy within a deadline and a budget (Ctrl+5)"},
     };
     for (const PageDef& p : pages) {
         auto* item = new QListWidgetItem(QIcon(QString::fromLatin1(p.icon)), tr(p.name));
@@ -188,8 +192,8 @@ void MainWindow::buildMenus() {
     stopAll->setToolTip(tr("Ask every run this window started to stop after its current step"));
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    const char* names[] = {"&Experiment", "&Dashboard", "&Runs", "&Compare"};
-    for (int i = 0; i < 4; ++i) {
+    const char* names[] = {"&Experiment", "&Dashboard", "&Runs", "&Compare", "&Plan"};
+    for (int i = 0; i < 5; ++i) {
         QAction* a = view->addAction(tr(names[i]), this, [this, i] { showPage(static_cast<Page>(i)); });
         a->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));
     }
@@ -399,7 +403,7 @@ void MainWindow::restoreSettings() {
     QSettings s;
     if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) resize(1280, 820);
     restoreState(s.value(QStringLiteral("window/state")).toByteArray());
-    showPage(static_cast<Page>(std::clamp(s.value(QStringLiteral("window/page"), 2).toInt(), 0, 3)));
+    showPage(static_cast<Page>(std::clamp(s.value(QStringLiteral("window/page"), 2).toInt(), 0, 4)));
     const int theme = s.value(QStringLiteral("view/theme"), 0).toInt();
     if (theme != 0) setTheme(static_cast<Theme>(theme));
     for (QAction* a : findChildren<QAction*>())

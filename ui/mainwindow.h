@@ -1,5 +1,5 @@
 #pragma once
-// The trainbench window: a sidebar of pages (Experiment, Dashboard, Runs, Compare) over one run
+// The trainbench window: a sidebar of pages (Experiment, Dashboard, Runs, Compare, Plan) over one run
 // store, menus with shortcuts, the store's path and schema in the status bar. Runs are launched as
 // processes and followed through the store; closing asks what to do with runs still running.
 #include <QMainWindow>
@@ -16,13 +16,14 @@ namespace trainbench::ui {
 class ComparePage;
 class DashboardPage;
 class ExperimentPage;
+class PlanPage;
 class RunsPage;
 class StoreService;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    enum class Page { Experiment, Dashboard, Runs, Compare };
+    enum class Page { Experiment, Dashboard, Runs, Compare, Plan };
 
     explicit MainWindow(const QString& storePath, QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -39,6 +40,7 @@ public:
     DashboardPage* dashboardPage() const { return dashboard_; }
     RunsPage* runsPage() const { return runs_; }
     ComparePage* comparePage() const { return compare_; }
+    PlanPage* planPage() const { return plan_; }
 
     // What closing does with runs this window started that still run (tests skip the question).
     enum class OnClose { Ask, StopRuns, LeaveRunning };
@@ -80,6 +82,7 @@ private:
     DashboardPage* dashboard_ = nullptr;
     RunsPage* runs_ = nullptr;
     ComparePage* compare_ = nullptr;
+    PlanPage* plan_ = nullptr;
     QLabel* storeLabel_ = nullptr;
     QList<qint64> awaitingRun_;  // pids of launched processes whose run has not appeared yet
     std::map<qint64, qint64> runOfPid_;  // launched pid -> the newest run it recorded

@@ -16,6 +16,8 @@
 #include "ui/pages/compare/comparepage.h"
 #include "ui/pages/dashboard/dashboardpage.h"
 #include "ui/pages/experiment/experimentpage.h"
+#include "ui/models/plantablemodel.h"
+#include "ui/pages/plan/planpage.h"
 #include "ui/pages/runspage.h"
 #include "ui/store/storeservice.h"
 
@@ -98,6 +100,21 @@ bool renderScreenshots(MainWindow& window, const QString& dir) {
     window.showPage(MainWindow::Page::Compare);
     waitUntil([&] { return window.comparePage()->summaryModel()->columnCount() == static_cast<int>(compared.size()) + 1; }, 15000);
     ok = save(&window, dir + QStringLiteral("/compare.png")) && ok;
+
+    // Plan: the store's configurations against the newest run's target (the page's default), with
+    // a deadline a little over the fastest time and a budget a little over the cheapest cost.
+    window.showPage(MainWindow::Page::Plan);
+    PlanPage* plan = window.planPage();
+    plan->refresh();
+    waitUntil([&] { return !plan->busy(); }, 15000);
+    std::optional<double> fastest, cheapest;
+    for (const profiler::PlanRow& r : plan->tableModel()->plan().rows) {
+        if (r.candidate.seconds) fastest = std::min(fastest.value_or(*r.candidate.seconds), *r.candidate.seconds);
+        if (r.candidate.seconds && r.candidate.cost) cheapest = std::min(cheapest.value_or(*r.candidate.cost), *r.candidate.cost);
+    }
+    if (fastest) plan->setDeadline(QString::number(*fastest * 1.5, 'g', 2) + QStringLiteral("s"));
+    if (cheapest) plan->setBudget(QString::number(*cheapest * 1.5, 'f', 6));
+    ok = save(&window, dir + QStringLiteral("/plan.png")) && ok;
 
     const nlohmann::json config = nlohmann::json::parse(best->config_json, nullptr, false);
     window.experimentPage()->setJson(QString::fromStdString(config.is_discarded() ? best->config_json : config.dump(2)));

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/runfilter.h"
+
 namespace trainbench::cli {
 
 struct RunArgs {
@@ -51,6 +53,31 @@ int estimateCommand(const std::string& file, const std::vector<std::string>& ove
                     const std::string& db);
 
 int runsCommand(const std::string& db, const std::string& status, int limit);
+
+// Time- and cost-to-accuracy of stored runs for any target (docs/time-to-accuracy.md).
+struct TtaArgs {
+    std::string db;
+    std::string target;      // "0.85" or "85%"
+    RunFilter filter;
+    bool group_seeds = false;
+    bool json = false;
+};
+int ttaCommand(const TtaArgs& args);
+
+// Ranks configurations by time and cost to a target against a deadline and a budget.
+struct PlanArgs {
+    std::string db;
+    std::string target;
+    std::string deadline;                // "2h", "1h30m"; empty: none
+    std::string budget;                  // "5", "$5"; empty: none
+    std::string experiment;              // a sweep whose points without runs are projected; empty: none
+    std::vector<std::string> overrides;  // --set, for the experiment
+    RunFilter filter;
+    std::string order = "time";          // time | cost
+    bool with_pretraining = false;       // warm-started groups ranked with their pre-training
+    bool json = false;
+};
+int planCommand(const PlanArgs& args);
 int showCommand(const std::string& db, const std::string& run);
 struct ExportArgs {
     std::string db;

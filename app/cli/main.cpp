@@ -93,6 +93,31 @@ int main(int argc, char** argv) {
     runsCmd->add_option("--status", status, "Only runs with this status (running, completed, failed, interrupted, stopped)");
     runsCmd->add_option("-n,--limit", limit, "Show at most N runs");
 
+    cli::TtaArgs tta;
+    auto* ttaCmd = app.add_subcommand(
+        "tta", "Time- and cost-to-accuracy of stored runs for any target, per run or per seed group (MLPerf's mean)");
+    ttaCmd->add_option("--target", tta.target, "Test accuracy to reach: a fraction in (0, 1] such as 0.85, or 85%")->required();
+    ttaCmd->add_option("--db", tta.db, "Run store (SQLite file)")->default_str(defaultDb);
+    cli::addRunFilterOptions(*ttaCmd, tta.filter);
+    ttaCmd->add_flag("--group-seeds", tta.group_seeds, "One row per configuration: runs that differ only by seed together");
+    ttaCmd->add_flag("--json", tta.json, "JSON instead of the table");
+
+    cli::PlanArgs plan;
+    auto* planCmd = app.add_subcommand(
+        "plan", "Rank configurations by time and cost to a target accuracy against a deadline and a budget");
+    planCmd->add_option("--target", plan.target, "Test accuracy to reach: a fraction in (0, 1] such as 0.85, or 85%")->required();
+    planCmd->add_option("--deadline", plan.deadline, "Time to reach it by: 90s, 45m, 2h, 1h30m, 1.5d");
+    planCmd->add_option("--budget", plan.budget, "Money to reach it with, USD: 5, $5, 12.50");
+    planCmd->add_option("--experiment", plan.experiment,
+                        "A sweep (experiment file): rank its points, projecting those without runs");
+    planCmd->add_option("--set", plan.overrides, "Override a key of the experiment (repeatable)")->allow_extra_args(false);
+    planCmd->add_option("--db", plan.db, "Run store (SQLite file)")->default_str(defaultDb);
+    cli::addRunFilterOptions(*planCmd, plan.filter);
+    planCmd->add_option("--by", plan.order, "Rank by time or cost")->check(CLI::IsMember({"time", "cost"}))->default_str("time");
+    planCmd->add_flag("--with-pretraining", plan.with_pretraining,
+                      "Rank warm-started configurations with their pre-training added");
+    planCmd->add_flag("--json", plan.json, "JSON instead of the table");
+
     std::string showRun;
     auto* showCmd = app.add_subcommand("show", "Summary and evaluation curve of one run");
     showCmd->add_option("run", showRun, "Run id or name")->required();
@@ -168,6 +193,8 @@ int main(int argc, char** argv) {
     if (prof.db.empty()) prof.db = defaultDb;
     if (apply.db.empty()) apply.db = defaultDb;
     if (report.db.empty()) report.db = defaultDb;
+    if (tta.db.empty()) tta.db = defaultDb;
+    if (plan.db.empty()) plan.db = defaultDb;
 
     if (*runCmd) return cli::runCommand(run, signals);
     if (*workerCmd) return cli::workerCommand(worker, signals);
@@ -181,6 +208,8 @@ int main(int argc, char** argv) {
     if (*validateCmd) return cli::validateCommand(validateFile, validateOverrides);
     if (*estimateCmd) return cli::estimateCommand(estimateFile, estimateOverrides, estimateJson, estimateDb);
     if (*runsCmd) return cli::runsCommand(db, status, limit);
+    if (*ttaCmd) return cli::ttaCommand(tta);
+    if (*planCmd) return cli::planCommand(plan);
     if (*showCmd) return cli::showCommand(db, showRun);
     if (*exportCmd) return cli::exportCommand(exp);
     if (*convertCmd) return cli::convertCommand(conv);

@@ -7,8 +7,7 @@
 #include <cmath>
 #include <map>
 
-#include <nlohmann/json.hpp>
-
+#include "profiler/analysis/configkeys.h"
 #include "ui/models/format.h"
 
 namespace trainbench::ui {
@@ -47,15 +46,6 @@ Stats statsOf(const RunList& list, const std::vector<size_t>& members, Get get) 
 
 RunTableModel::RunTableModel(QObject* parent) : QAbstractItemModel(parent) {}
 
-std::string RunTableModel::seedGroupKey(const profiler::RunRow& run) {
-    nlohmann::json config = nlohmann::json::parse(run.config_json, nullptr, false);
-    if (config.is_discarded() || !config.is_object()) return {};
-    config.erase("name");
-    config.erase("description");
-    config.erase("seed");
-    return config.dump();
-}
-
 std::vector<RunTableModel::Group> RunTableModel::groupsOf(const RunList& list) const {
     std::vector<Group> groups;
     if (!groupBySeed_) {
@@ -66,7 +56,7 @@ std::vector<RunTableModel::Group> RunTableModel::groupsOf(const RunList& list) c
     }
     std::map<std::string, size_t> byKey;
     for (size_t i = 0; i < list.runs.size(); ++i) {
-        std::string key = seedGroupKey(list.runs[i]);
+        std::string key = profiler::seedGroupKey(list.runs[i]);
         if (key.empty()) key = "#" + std::to_string(list.runs[i].id.value);
         auto [it, inserted] = byKey.emplace(key, groups.size());
         if (inserted) groups.push_back({key, {}});

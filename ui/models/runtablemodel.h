@@ -1,6 +1,6 @@
 #pragma once
 // Every run of the store as rows of a table (Runs page). With grouping on, runs whose experiments
-// differ only by seed (and name) become one row with the runs as children, its figures the mean
+// differ only by seed (and name: profiler::seedGroupKey) become one row with the runs as children, its figures the mean
 // over them. Snapshots come from StoreService; rows are inserted for new runs (selection survives
 // a run being added) and the model is reset only when grouping changes the structure.
 #include <QAbstractItemModel>
@@ -34,10 +34,6 @@ public:
     // The row of a run index; nullptr for a group row or an invalid index.
     const profiler::RunRow* runAt(const QModelIndex& index) const;
     QModelIndex indexOfRun(qint64 id) const;
-
-    // What makes two runs the same experiment but for the seed: the resolved config without
-    // "name", "description" and "seed". Empty when the config is not JSON.
-    static std::string seedGroupKey(const profiler::RunRow& run);
 
     QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
     QModelIndex parent(const QModelIndex& child) const override;

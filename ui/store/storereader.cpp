@@ -141,6 +141,24 @@ void StoreReader::renameRun(qint64 id, const QString& name) {
     readRuns(true);
 }
 
+void StoreReader::readTimeToAccuracy(quint64 request, double target) {
+    auto snapshot = std::make_shared<TtaSnapshot>();
+    snapshot->request = request;
+    snapshot->target = target;
+    if (!store_) {
+        snapshot->error = tr("no run store is open");
+    } else {
+        try {
+            const auto goal = profiler::TargetAccuracy::fromFraction(target);
+            snapshot->runs = profiler::readTimeToAccuracy(*store_, store_->listRuns(), goal);
+            snapshot->groups = profiler::groupBySeed(snapshot->runs);
+        } catch (const std::exception& e) {
+            snapshot->error = QString::fromStdString(e.what());
+        }
+    }
+    emit timeToAccuracyRead(snapshot);
+}
+
 void StoreReader::deleteRuns(const QList<qint64>& ids) {
     if (!store_) return;
     for (qint64 id : ids) {

@@ -2,7 +2,8 @@
 // The GUI's only reader of the run store. It lives on its own thread (StoreService puts it there)
 // with its own SQLite connection, polls a few times per second, and sends whole snapshots: the run
 // list when anything changed, and for each followed run what is new. It also carries out the few
-// edits a user makes (rename, delete), so that no SQLite call ever runs on the GUI thread.
+// edits a user makes (rename, delete) and the heavier reads a page asks for (every run's time to a
+// target), so that no SQLite call ever runs on the GUI thread.
 #include <QList>
 #include <QObject>
 
@@ -36,6 +37,8 @@ public slots:
     void poll();
     void renameRun(qint64 id, const QString& name);
     void deleteRuns(const QList<qint64>& ids);
+    // Reads every run's time to `target` (a fraction in (0, 1]) and sends timeToAccuracyRead().
+    void readTimeToAccuracy(quint64 request, double target);
     void stop();
 
 signals:
@@ -44,6 +47,7 @@ signals:
     void runsChanged(const trainbench::ui::RunListPtr& runs);
     void runUpdated(const trainbench::ui::RunUpdatePtr& update);
     void editFailed(const QString& message);
+    void timeToAccuracyRead(const trainbench::ui::TtaSnapshotPtr& snapshot);
 
 private:
     struct Followed {

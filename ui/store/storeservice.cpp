@@ -8,6 +8,7 @@ StoreService::StoreService(QObject* parent) : QObject(parent) {
     qRegisterMetaType<StoreInfo>();
     qRegisterMetaType<RunListPtr>();
     qRegisterMetaType<RunUpdatePtr>();
+    qRegisterMetaType<TtaSnapshotPtr>();
     thread_.setObjectName(QStringLiteral("store reader"));
     reader_ = new StoreReader;
     reader_->moveToThread(&thread_);
@@ -23,6 +24,7 @@ StoreService::StoreService(QObject* parent) : QObject(parent) {
     connect(reader_, &StoreReader::failed, this, &StoreService::failed);
     connect(reader_, &StoreReader::runUpdated, this, &StoreService::runUpdated);
     connect(reader_, &StoreReader::editFailed, this, &StoreService::editFailed);
+    connect(reader_, &StoreReader::timeToAccuracyRead, this, &StoreService::timeToAccuracyRead);
     thread_.start();
 }
 
@@ -62,6 +64,13 @@ void StoreService::refresh() { QMetaObject::invokeMethod(reader_, &StoreReader::
 
 void StoreService::renameRun(qint64 id, const QString& name) {
     QMetaObject::invokeMethod(reader_, [r = reader_, id, name] { r->renameRun(id, name); }, Qt::QueuedConnection);
+}
+
+quint64 StoreService::requestTimeToAccuracy(double target) {
+    const quint64 request = ++ttaRequests_;
+    QMetaObject::invokeMethod(reader_, [r = reader_, request, target] { r->readTimeToAccuracy(request, target); },
+                              Qt::QueuedConnection);
+    return request;
 }
 
 void StoreService::deleteRuns(const QList<qint64>& ids) {

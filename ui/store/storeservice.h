@@ -26,6 +26,9 @@ public:
     void refresh();
     void renameRun(qint64 id, const QString& name);
     void deleteRuns(const QList<qint64>& ids);
+    // Asks for every run's time to `target` (a fraction in (0, 1]); timeToAccuracyRead() brings it
+    // with the number returned here, so that a page can drop answers to older requests.
+    quint64 requestTimeToAccuracy(double target);
 
     // The latest of each, or empty before the first.
     const StoreInfo& info() const { return info_; }
@@ -37,6 +40,7 @@ signals:
     void runsChanged(const trainbench::ui::RunListPtr& runs);
     void runUpdated(const trainbench::ui::RunUpdatePtr& update);
     void editFailed(const QString& message);
+    void timeToAccuracyRead(const trainbench::ui::TtaSnapshotPtr& snapshot);
 
 private:
     QThread thread_;
@@ -44,6 +48,7 @@ private:
     StoreInfo info_;
     RunListPtr runs_;
     std::map<QObject*, QList<qint64>> followers_;
+    quint64 ttaRequests_ = 0;
 };
 
 }  // namespace trainbench::ui

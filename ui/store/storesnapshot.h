@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "profiler/analysis/seedgroup.h"
 #include "profiler/store/runstore.h"
 
 namespace trainbench::ui {
@@ -44,8 +45,20 @@ struct RunUpdate {
 };
 using RunUpdatePtr = std::shared_ptr<const RunUpdate>;
 
+// Every run's time to one target accuracy and the seed groups over them (Plan page), read on the
+// store reader's thread for StoreService::requestTimeToAccuracy.
+struct TtaSnapshot {
+    quint64 request = 0;                       // as requestTimeToAccuracy returned it
+    double target = 0.0;                       // the target, a fraction
+    std::vector<profiler::RunTta> runs;        // every run, newest first
+    std::vector<profiler::SeedGroup> groups;   // profiler::groupBySeed(runs)
+    QString error;                             // the store could not be read
+};
+using TtaSnapshotPtr = std::shared_ptr<const TtaSnapshot>;
+
 }  // namespace trainbench::ui
 
 Q_DECLARE_METATYPE(trainbench::ui::StoreInfo)
 Q_DECLARE_METATYPE(trainbench::ui::RunListPtr)
 Q_DECLARE_METATYPE(trainbench::ui::RunUpdatePtr)
+Q_DECLARE_METATYPE(trainbench::ui::TtaSnapshotPtr)

@@ -15,14 +15,12 @@
 #include <map>
 #include <set>
 
-#include <nlohmann/json.hpp>
-
+#include "profiler/analysis/configkeys.h"
 #include "ui/charts/bandseries.h"
 #include "ui/charts/scalingchart.h"
 #include "ui/charts/timeserieschart.h"
 #include "ui/models/comparesummarymodel.h"
 #include "ui/models/configdiffmodel.h"
-#include "ui/models/runtablemodel.h"
 #include "ui/store/storeservice.h"
 
 namespace trainbench::ui {
@@ -31,18 +29,6 @@ namespace {
 
 QString runLabel(const profiler::RunRow& r) {
     return QStringLiteral("%1 (%2)").arg(QString::fromStdString(r.name)).arg(r.id.value);
-}
-
-// A scaling curve: runs of one experiment that differ only in replicas (and name, seed), so that
-// different models or strategies are never averaged into one point.
-std::string scalingFamily(const profiler::RunRow& r) {
-    nlohmann::json c = nlohmann::json::parse(r.config_json, nullptr, false);
-    if (c.is_discarded() || !c.is_object()) return "#" + std::to_string(r.id.value);
-    c.erase("name");
-    c.erase("description");
-    c.erase("seed");
-    if (c.contains("strategy") && c["strategy"].is_object()) c["strategy"].erase("replicas");
-    return c.dump();
 }
 
 QTableView* tableFor(QAbstractItemModel* model) {
@@ -204,7 +190,9 @@ void ComparePage::rebuild() {
             p.devices = static_cast<int>(r.replicas.value_or(1));
             p.throughput = *r.throughput;
             p.timeToTargetSeconds = r.time_to_target;
-            const std::string family = scalingFamily(r);
+            // A scaling curve: runs that differ only in replicas (and name, seed), so that different
+            // models or strategies are never averaged into one point.
+            const std::string family = profiler::scalingFamilyKey(r);
             if (!families.count(family)) {
                 const QString base = QStringLiteral("%1 · %2").arg(QString::fromStdString(r.model.value_or(r.name)),
                                                                     QString::fromStdString(r.strategy));
@@ -247,7 +235,7 @@ void ComparePage::rebuildConvergence() {
     for (qint64 id : ids_) {
         auto it = runs_.find(id);
         if (it == runs_.end() || it->second.row().name.empty()) continue;
-        std::string key = groupSeeds_ ? RunTableModel::seedGroupKey(it->second.row()) : std::string();
+        std::string key = groupSeeds_ ? profiler::seedGroupKey(it->second.row()) : std::string();
         if (key.empty()) key = "#" + std::to_string(id);
         auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == key; });
         if (g == groups.end()) groups.push_back({key, {&it->second}});
