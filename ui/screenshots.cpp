@@ -5,12 +5,17 @@
 #include <QElapsedTimer>
 #include <QThread>
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <map>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
+#include "profiler/compare/datascaling.h"
 #include "ui/charts/chartexport.h"
+#include "ui/charts/datascalingchart.h"
 #include "ui/mainwindow.h"
 #include "ui/models/comparesummarymodel.h"
 #include "ui/pages/compare/comparepage.h"
@@ -101,6 +106,33 @@ bool renderScreenshots(MainWindow& window, const QString& dir) {
     waitUntil([&] { return window.comparePage()->summaryModel()->columnCount() == static_cast<int>(compared.size()) + 1; }, 15000);
     ok = save(&window, dir + QStringLiteral("/compare.png")) && ok;
 
+    // A data-scaling sweep, when the store holds one: the newest family of finished runs that differ
+    // in the number of examples they trained on (data.fraction), up to 18 runs, on Compare's Data tab.
+    QList<qint64> family;
+    {
+        std::map<std::string, std::set<int64_t>> sizes;  // family -> the examples its finished runs trained on
+        std::vector<std::pair<qint64, std::string>> finished;  // newest first
+        for (const auto& r : runs->runs) {
+            if (r.status != profiler::RunStatus::Completed || !r.train_examples) continue;
+            finished.emplace_back(r.id.value, profiler::dataScalingRun(r, {}).family);
+            sizes[finished.back().second].insert(*r.train_examples);
+        }
+        const auto newest = std::find_if(finished.begin(), finished.end(),
+                                         [&](const auto& f) { return sizes[f.second].size() > 1; });
+        for (const auto& [id, key] : finished)
+            if (newest != finished.end() && key == newest->second && family.size() < 18) family.append(id);
+    }
+    if (!family.isEmpty()) {
+        window.comparePage()->compare(family);
+        // Every run read (each is one run of a point of the chart), and the Data tab shown.
+        waitUntil([&] {
+            qsizetype shown = 0;
+            for (const auto& c : window.comparePage()->dataScalingChart()->scaling().curves)
+                for (const auto& p : c.points) shown += static_cast<qsizetype>(p.runs.size());
+            return window.comparePage()->dataScalingShown() && shown == family.size();
+        }, 15000);
+        ok = save(&window, dir + QStringLiteral("/compare-data.png")) && ok;
+    }
     // Plan: the store's configurations against the newest run's target (the page's default), with
     // a deadline a little over the fastest time and a budget a little over the cheapest cost.
     window.showPage(MainWindow::Page::Plan);

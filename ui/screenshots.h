@@ -8,7 +8,8 @@ namespace trainbench::ui {
 class MainWindow;
 
 // Waits for the store, picks what each page shows (the run with the most steps and a verdict for
-// the dashboard; up to six finished runs for Compare), renders each page and writes the PNGs.
+// the dashboard; up to six finished runs for Compare, and the newest data.fraction sweep for
+// compare-data.png when the store holds one), renders each page and writes the PNGs.
 // False, with the reason on stderr, if the store has no runs or a file cannot be written.
 bool renderScreenshots(MainWindow& window, const QString& dir);
 

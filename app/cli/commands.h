@@ -100,6 +100,9 @@ struct ReportArgs {
     std::vector<std::string> runs;  // ids or names, in the report's order
     std::string html;               // empty: no HTML
     std::string pdf;                // empty: no PDF
+    bool dataScaling = false;       // print error (or loss) against training examples, and the power law
+    std::string metric = "error";   // --data-scaling: "error" (1 - best test accuracy) or "loss" (final test loss)
+    bool json = false;              // --data-scaling as JSON
 };
 int reportCommand(const ReportArgs& args);
 

@@ -170,6 +170,11 @@ int main(int argc, char** argv) {
     reportCmd->add_option("--html", report.html, "Write the HTML report to this file");
     reportCmd->add_option("--pdf", report.pdf, "Write the PDF report (A4) to this file");
     reportCmd->add_option("--db", report.db, "Run store (SQLite file)")->default_str(defaultDb);
+    reportCmd->add_flag("--data-scaling", report.dataScaling,
+                        "Print test error against training examples (data.fraction sweeps) with the fitted power law");
+    reportCmd->add_option("--metric", report.metric, "--data-scaling: error (1 - best test accuracy) or loss (final test loss)")
+        ->check(CLI::IsMember({"error", "loss"}))->default_str(report.metric);
+    reportCmd->add_flag("--json", report.json, "--data-scaling as one JSON object");
 
     cli::ApplyArgs apply;
     auto* applyCmd = app.add_subcommand("apply", "Write a run's experiment with one of its profile actions applied");

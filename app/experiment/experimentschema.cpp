@@ -458,6 +458,12 @@ SchemaKey buildSchema() {
                 to(&Experiment::data, &DataConfig::train_limit)),
         integer("test_limit", d.test_limit, Range::ge(0), "Use only the first N test examples (0 = all).",
                 to(&Experiment::data, &DataConfig::test_limit)),
+        number("fraction", 1.0f, Range::gt(0).le(1),
+               "Train on this fraction of the training set: round(fraction x N) examples, the same for every seed, "
+               "each fraction's examples inside a larger one's, classes kept in proportion. The test set is never cut.",
+               [](const json& v, Experiment& out) { out.data.fraction = v.get<double>(); }),
+        integer("subset_seed", 0, Range::ge(0), "Which examples data.fraction keeps; independent of seed.",
+                [](const json& v, Experiment& out) { out.data.subset_seed = v.get<uint64_t>(); }),
         flag("shuffle", d.shuffle, "Reshuffle the training set every epoch (seeded by seed).",
              to(&Experiment::data, &DataConfig::shuffle)),
         flag("drop_remainder", d.drop_remainder, "Drop the last, smaller batch of each epoch (static shapes).",

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "app/run/deviceplan.h"
+#include "engine/data/datasubset.h"
 #include "engine/data/pipeline/datasource.h"
 #include "engine/device/opgraph.h"
 
@@ -12,7 +13,9 @@ namespace trainbench::app {
 DataShape dataShapeOf(const Experiment& x) {
     if (x.data.dataset == "shape") {
         const engine::ShapeOnlyData& s = x.data.shape;
-        return {{s.channels, s.height, s.width}, s.classes, s.train_examples};
+        // As a run would take them: the first train_limit examples, then data.fraction of those.
+        const int64_t limited = x.data.train_limit > 0 ? std::min(x.data.train_limit, s.train_examples) : s.train_examples;
+        return {{s.channels, s.height, s.width}, s.classes, std::max<int64_t>(1, engine::subsetSize(limited, x.data.fraction))};
     }
     engine::TrainingData d = engine::openTrainingData(x.data, x.train.batch_size, x.train.seed);
     DataShape out{{d.channels, d.height, d.width}, d.num_classes, d.train->examplesPerEpoch()};

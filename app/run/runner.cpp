@@ -149,6 +149,7 @@ profiler::RunSpec specFor(const Experiment& x, const Placement& p, const DeviceP
     if (!d.spec.id.empty()) spec.device_type = d.spec.id;
     spec.device_count = d.device_count;
     spec.price_per_device_hour = d.price_per_device_hour;
+    spec.data_fraction = x.data.fraction;
     return spec;
 }
 
@@ -549,6 +550,9 @@ RunOutcome runExperiment(const RunRequest& request) {
         RecordingObserver observer(writer ? &*writer : nullptr, request.observer, multiWorker ? nullptr : request.stop,
                                    trace ? &*trace : nullptr, request.traceLast);
         summary = trainer.run(observer, progress ? &*progress : nullptr, hook);
+        // A streaming source read in full is counted by its first epoch, after the plan was stored.
+        if (writer && data.train_examples == 0 && x.data.pipeline.shard_count == 1 && data.train->sourceExamples() > 0)
+            writer->attributes({{"plan.train_examples", std::to_string(data.train->sourceExamples())}});
         if (trace) {
             engine::prof::drainTrace(*trace);
             const std::string path =

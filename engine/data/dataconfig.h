@@ -57,6 +57,11 @@ struct DataConfig {
     int64_t num_classes = 0;   // 0 = one more than the largest label in the test split
     int64_t train_limit = 0;   // use only the first N training examples (0 = all; IDX only)
     int64_t test_limit = 0;    // use only the first N test examples (0 = all)
+    // Train on this fraction of the training set (after train_limit), in (0, 1]: the first
+    // round(fraction x N) examples of an order drawn from subset_seed alone (datasubset.h), so every
+    // run seed trains on the same examples and smaller fractions are subsets of larger ones.
+    double fraction = 1.0;
+    uint64_t subset_seed = 0;
     bool shuffle = true;       // reshuffle the training set every epoch (seeded)
     bool drop_remainder = false;  // drop the last, smaller batch of each epoch
     ShapeOnlyData shape;  // dataset "shape"

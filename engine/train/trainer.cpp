@@ -56,7 +56,7 @@ TrainPlan Trainer::plan() const {
     p.total_steps = config_.epochs > 0 ? config_.epochs * p.steps_per_epoch : config_.max_steps;
     if (config_.max_steps > 0) p.total_steps = p.total_steps > 0 ? std::min(p.total_steps, config_.max_steps) : config_.max_steps;
     if (config_.epochs > 0 && p.steps_per_epoch == 0) p.total_steps = 0;  // unknown
-    p.train_examples = train_.examplesPerEpoch();
+    p.train_examples = train_.sourceExamples();  // the data trained on, not what drop_remainder leaves of it
     p.test_examples = test_.count;
     p.param_count = strategy_.model().paramCount();
     return p;

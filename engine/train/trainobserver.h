@@ -10,7 +10,7 @@ namespace trainbench::engine {
 struct TrainPlan {
     int64_t steps_per_epoch = 0;
     int64_t total_steps = 0;       // planned steps (epochs x steps/epoch, capped by max_steps)
-    int64_t train_examples = 0;
+    int64_t train_examples = 0;    // one pass over the training data (after data.fraction); 0 = not yet counted
     int64_t test_examples = 0;
     int64_t param_count = 0;
 };

@@ -37,6 +37,7 @@ inline uint64_t deriveSeed(uint64_t seed, uint64_t purpose, uint64_t index) {
     return r.next();
 }
 
-enum SeedPurpose : uint64_t { kSeedInit = 1, kSeedShuffle = 2, kSeedDropout = 3, kSeedFiles = 4, kSeedShuffleBuffer = 5, kSeedReplica = 6 };
+enum SeedPurpose : uint64_t { kSeedInit = 1, kSeedShuffle = 2, kSeedDropout = 3, kSeedFiles = 4, kSeedShuffleBuffer = 5, kSeedReplica = 6,
+                          kSeedSubset = 7 };
 
 }  // namespace trainbench::engine

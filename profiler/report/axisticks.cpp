@@ -71,4 +71,25 @@ std::string tickLabel(double value, double step, AxisFormat format) {
     return buf;
 }
 
+AxisTicks log2Ticks(double lo, double hi) {
+    if (!std::isfinite(lo) || !std::isfinite(hi)) lo = 0, hi = 1;
+    if (hi < lo) std::swap(lo, hi);
+    AxisTicks t;
+    t.lo = std::floor(lo + 1e-9);
+    t.hi = std::max(std::ceil(hi - 1e-9), t.lo + 1);
+    t.step = std::max(1.0, std::ceil((t.hi - t.lo) / 8));
+    t.hi = t.lo + std::ceil((t.hi - t.lo) / t.step) * t.step;
+    for (double e = t.lo; e <= t.hi + 1e-9; e += t.step) t.ticks.push_back(e);
+    return t;
+}
+
+std::string log2TickLabel(double exponent) {
+    const double v = std::exp2(exponent);
+    char buf[32];
+    if (v >= 1e7) std::snprintf(buf, sizeof buf, "%.3gM", v / 1e6);
+    else if (v >= 1) std::snprintf(buf, sizeof buf, "%.0f", v);
+    else std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
+}
+
 }  // namespace trainbench::profiler

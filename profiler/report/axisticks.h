@@ -22,4 +22,10 @@ AxisTicks niceTicks(double lo, double hi, int target = 5, bool integer = false);
 // A tick label; `step` decides the decimals.
 std::string tickLabel(double value, double step, AxisFormat format);
 
+// A log2 axis over [lo, hi] (both already log2 of the values): ends and ticks at whole exponents,
+// every `step` octaves so that there are at most about 8 ticks.
+AxisTicks log2Ticks(double lo, double hi);
+// The label of a log2 tick at exponent e: the count 2^e in full ("2048", "65536"), "1.05M" beyond.
+std::string log2TickLabel(double exponent);
+
 }  // namespace trainbench::profiler

@@ -17,6 +17,8 @@ enum class SeriesStyle {
     Line,         // a polyline
     Dashed,       // a dashed polyline: a reference (ideal scaling, target accuracy)
     LineMarkers,  // a polyline with a dot at each point: few, measured points (evaluations)
+    Spread,       // points in pairs (x, low), (x, high): a bar with caps between them, the spread of
+                  // repeated runs (seeds) around a point of another series
 };
 
 struct ChartSeries {
@@ -38,6 +40,7 @@ struct ChartAxis {
     std::optional<double> max;
     bool includeZero = true;     // the value axis starts at zero unless told otherwise
     bool integer = false;        // ticks at whole numbers only (replicas)
+    bool log2 = false;           // x of Lines charts: a log scale, ticks at powers of two labelled as counts
 };
 
 enum class ChartKind {

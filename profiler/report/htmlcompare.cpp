@@ -1,4 +1,7 @@
-// The comparison of 2+ runs: convergence overlays, breakdown by run, scaling, and the config diff.
+// The comparison of 2+ runs: convergence overlays, breakdown by run, scaling, data scaling, and the config diff.
+#include <charconv>
+
+#include "profiler/compare/datascaling.h"
 #include "profiler/report/configdiff.h"
 #include "profiler/report/htmlparts.h"
 #include "profiler/report/reportcharts.h"
@@ -33,6 +36,34 @@ std::string scalingTable(const ReportData& data) {
     return h + table({"run", "strategy", "devices", "replicas", "global batch", "samples/s", "speed-up", "efficiency"}, rows);
 }
 
+// 0.03125 and 1, not 0.031250 and 1.000000.
+std::string shortest(double v) {
+    char buf[32];
+    return std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
+
+// Data scaling: each curve's points and its power law (the chart draws them).
+std::string dataScalingTable(const ReportData& data) {
+    std::vector<DataScalingRun> runs;
+    for (const RunReport& r : data.runs) runs.push_back(dataScalingRun(r.run, r.evals));
+    const DataScaling d = dataScalingOf(runs, DataScalingMetric::TestError);
+    if (d.curves.empty()) return {};
+    std::string h = "<h3>Data scaling</h3>\n<p>Test error (1 \u2212 best test accuracy) against the examples each run "
+                    "trained on (<code>data.fraction</code> of the training set), runs that differ only in fraction and "
+                    "seed as one curve.</p>\n";
+    std::vector<std::vector<Cell>> rows;
+    for (const DataScalingCurve& c : d.curves) {
+        h += "<p><b>" + esc(c.label) + "</b>: " +
+             (c.fit ? esc(describeFit(*c.fit, d.metric)) + "." : std::string("too few sizes for a power law (three are needed).")) +
+             "</p>\n";
+        for (const DataScalingPoint& p : c.points)
+            rows.push_back({text(c.label), number(p.fraction ? shortest(*p.fraction) : kNotRecorded),
+                            number(std::to_string(p.examples)), number(std::to_string(p.runs.size())),
+                            number(fmtPercent(p.mean, 2)), number(fmtPercent(p.min, 2)), number(fmtPercent(p.max, 2))});
+    }
+    return h + table({"curve", "data.fraction", "training examples", "runs", "test error (mean)", "lowest", "highest"}, rows);
+}
+
 std::string configDiffTable(const ReportData& data) {
     std::vector<std::string> configs;
     std::vector<std::string> head{"key"};
@@ -60,7 +91,7 @@ std::string comparison(const ReportData& data, const ChartEmbed& embed) {
     if (data.runs.size() < 2) return {};
     // What differs in the experiments first: it is what the charts below are read against.
     return "<h2 id=\"comparison\">Comparison</h2>\n" + configDiffTable(data) + charts(comparisonCharts(data), embed) +
-           scalingTable(data);
+           scalingTable(data) + dataScalingTable(data);
 }
 
 }  // namespace trainbench::profiler::html

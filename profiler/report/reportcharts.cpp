@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "profiler/compare/datascaling.h"
 #include "profiler/report/axisticks.h"
 #include "profiler/report/downsample.h"
 #include "profiler/report/report.h"
@@ -225,6 +226,53 @@ std::optional<Chart> scalingChart(const ReportData& data) {
     return c;
 }
 
+std::optional<Chart> dataScalingChart(const ReportData& data) {
+    std::vector<DataScalingRun> runs;
+    for (const RunReport& r : data.runs) runs.push_back(dataScalingRun(r.run, r.evals));
+    const DataScaling d = dataScalingOf(runs, DataScalingMetric::TestError);
+    if (d.curves.empty()) return std::nullopt;
+    Chart c;
+    c.id = "compare-data-scaling";
+    c.title = "Test error by training examples";
+    c.x = {.label = "training examples (log scale)", .format = AxisFormat::Number, .min = {}, .max = {},
+           .includeZero = false, .integer = false, .log2 = true};
+    c.y = {.label = "test error (1 \u2212 best accuracy)", .format = AxisFormat::Percent, .min = {}, .max = {},
+           .includeZero = false};
+    bool repeats = false;
+    for (size_t i = 0; i < d.curves.size(); ++i) {
+        const DataScalingCurve& curve = d.curves[i];
+        const int colour = static_cast<int>(i);
+        ChartSeries mean{curve.label, {}, SeriesStyle::LineMarkers, colour};
+        ChartSeries spread{curve.label + ": lowest to highest run", {}, SeriesStyle::Spread, colour};
+        for (const DataScalingPoint& p : curve.points) {
+            const double x = static_cast<double>(p.examples);
+            mean.points.push_back({x, p.mean});
+            if (p.runs.size() > 1) spread.points.insert(spread.points.end(), {{x, p.min}, {x, p.max}});
+        }
+        c.series.push_back(std::move(mean));
+        if (!spread.points.empty()) {
+            c.series.push_back(std::move(spread));
+            repeats = true;
+        }
+        if (curve.fit) {
+            // On a log x axis and a linear y the law is a curve: drawn through 32 points.
+            const double lo = std::log2(static_cast<double>(curve.points.front().examples));
+            const double hi = std::log2(static_cast<double>(curve.points.back().examples));
+            ChartSeries fit{curve.label + ": power law, slope " + fmtFixed(curve.fit->slope, 3) + " (R\u00B2 " +
+                                fmtFixed(curve.fit->r2, 3) + ")",
+                            {}, SeriesStyle::Dashed, colour};
+            for (int k = 0; k <= 32; ++k) {
+                const double x = std::exp2(lo + (hi - lo) * k / 32.0);
+                fit.points.push_back({x, curve.fit->at(x)});
+            }
+            c.series.push_back(std::move(fit));
+        }
+    }
+    c.note = std::string("a point: the mean of the runs at that size") + (repeats ? " (bars: lowest to highest seed)" : "") +
+             "; power law: least squares over every run on log\u2013log axes";
+    return c;
+}
+
 }  // namespace
 
 std::vector<Chart> runCharts(const RunReport& run) {
@@ -237,7 +285,8 @@ std::vector<Chart> runCharts(const RunReport& run) {
 std::vector<Chart> comparisonCharts(const ReportData& data) {
     std::vector<Chart> out;
     if (data.runs.size() < 2) return out;
-    for (auto chart : {accuracyOverlay(data, false), accuracyOverlay(data, true), breakdownBars(data), scalingChart(data)})
+    for (auto chart : {accuracyOverlay(data, false), accuracyOverlay(data, true), breakdownBars(data), scalingChart(data),
+                       dataScalingChart(data)})
         if (chart) out.push_back(std::move(*chart));
     return out;
 }

@@ -1,7 +1,8 @@
 #pragma once
 // The report's charts built from the store's records: a run's own (loss, accuracy, step-time
 // breakdown, throughput) and, for two runs or more, the comparison (accuracy by step and by
-// training time, breakdown by run, scaling). A chart with nothing recorded to show is left out.
+// training time, breakdown by run, scaling, test error by training examples). A chart with nothing
+// recorded to show is left out.
 #include <vector>
 
 #include "profiler/report/chart.h"

@@ -89,6 +89,10 @@ void drawLegend(SvgCanvas& c, const std::vector<std::vector<LegendItem>>& rows, 
         for (const LegendItem& it : row) {
             if (it.swatch) {
                 c.rect(x, y - 9, 18, 10, it.colour);
+            } else if (it.style == SeriesStyle::Spread) {
+                c.line(x + 9, y - 9, x + 9, y + 1, it.colour, 1.4);
+                c.line(x + 5, y - 9, x + 13, y - 9, it.colour, 1.4);
+                c.line(x + 5, y + 1, x + 13, y + 1, it.colour, 1.4);
             } else {
                 c.line(x, y - 4, x + 18, y - 4, it.colour, 2.2, it.style == SeriesStyle::Dashed ? "5 3" : nullptr);
                 if (it.style == SeriesStyle::LineMarkers) c.circle(x + 9, y - 4, 3, it.colour);
@@ -117,7 +121,8 @@ void drawXAxis(SvgCanvas& c, const Frame& f, const ChartAxis& axis) {
     for (double v : f.x.ticks) {
         const double x = f.px(v);
         c.line(x, f.bottom(), x, f.bottom() + 4, kAxis, 1);
-        c.text(x, f.bottom() + 16, tickLabel(v, f.x.step, axis.format), {.size = kTick, .anchor = TextAnchor::Middle, .fill = "#555555"});
+        const std::string label = axis.log2 ? log2TickLabel(v) : tickLabel(v, f.x.step, axis.format);
+        c.text(x, f.bottom() + 16, label, {.size = kTick, .anchor = TextAnchor::Middle, .fill = "#555555"});
     }
     c.text(f.left + f.width / 2, f.bottom() + 34, axis.label, {.size = kLabel, .anchor = TextAnchor::Middle, .fill = kInk});
 }
@@ -147,17 +152,27 @@ double footer(SvgCanvas* c, const Chart& chart, const std::vector<LegendItem>& i
     return y + 10;
 }
 
-std::string lines(const Chart& chart) {
+// A log2 x axis is drawn as a linear one over log2(x); x <= 0 has no place on it (a gap).
+Chart onLog2X(const Chart& chart) {
+    Chart out = chart;
+    for (ChartSeries& s : out.series)
+        for (ChartPoint& p : s.points) p.x = p.x > 0 ? std::log2(p.x) : std::nan("");
+    return out;
+}
+
+std::string lines(const Chart& given) {
+    const Chart chart = given.x.log2 ? onLog2X(given) : given;
     Range xr, yr;
     for (const ChartSeries& s : chart.series)
-        for (const ChartPoint& p : s.points) {
-            if (!std::isfinite(p.y)) continue;
+        for (size_t i = 0; i < s.points.size(); ++i) {
+            const ChartPoint& p = s.points[i];
+            if (!std::isfinite(p.y) || !std::isfinite(p.x)) continue;
             xr.add(p.x);
             yr.add(p.y);
         }
     Frame f;
     f.width = kWidth - f.left - kRight;
-    f.x = ticksFor(xr, chart.x, false, 6);
+    f.x = chart.x.log2 ? log2Ticks(xr.empty() ? 0.0 : xr.lo, xr.empty() ? 1.0 : xr.hi) : ticksFor(xr, chart.x, false, 6);
     f.y = ticksFor(yr, chart.y, chart.y.includeZero, 5);
     std::vector<LegendItem> items;
     for (size_t i = 0; i < chart.series.size(); ++i)
@@ -170,6 +185,20 @@ std::string lines(const Chart& chart) {
     for (size_t i = 0; i < chart.series.size(); ++i) {
         const ChartSeries& s = chart.series[i];
         const char* colour = colourOf(s, i);
+        if (s.style == SeriesStyle::Spread) {
+            // Bars with caps, from (x, low) to (x, high); no line joins them.
+            for (size_t k = 0; k + 1 < s.points.size(); k += 2) {
+                const ChartPoint& a = s.points[k];
+                const ChartPoint& b = s.points[k + 1];
+                if (!std::isfinite(a.x) || !std::isfinite(a.y) || !std::isfinite(b.y) || a.y == b.y) continue;
+                const double x = f.px(std::clamp(a.x, f.x.lo, f.x.hi));
+                const double lo = f.py(std::clamp(a.y, f.y.lo, f.y.hi)), hi = f.py(std::clamp(b.y, f.y.lo, f.y.hi));
+                c.line(x, lo, x, hi, colour, 1.4);
+                c.line(x - 4, lo, x + 4, lo, colour, 1.4);
+                c.line(x - 4, hi, x + 4, hi, colour, 1.4);
+            }
+            continue;
+        }
         for (const auto& seg : segments(f, s.points)) {
             c.polyline(seg, colour, s.style == SeriesStyle::Dashed ? 1.5 : 1.8, s.style == SeriesStyle::Dashed ? "6 4" : nullptr);
             if (s.style == SeriesStyle::LineMarkers && s.points.size() <= 80)

@@ -140,9 +140,9 @@ TEST(ExperimentFiles, ResolvedFillsEveryDefaultAndKeepsThePresetByName) {
     EXPECT_EQ(r["strategy"]["replicas"], 1);
     EXPECT_EQ(r["device"]["memory_mb"], 0);  // 0: the host's RAM
     EXPECT_EQ(r.size(), 9u) << r.dump(2);
-    // 12 values (train_files and test_files have no default) and the csv, pipeline, storage and shape
+    // 14 values (train_files and test_files have no default) and the csv, pipeline, storage and shape
     // sections.
-    EXPECT_EQ(r["data"].size(), 16u) << r["data"].dump(2);
+    EXPECT_EQ(r["data"].size(), 18u) << r["data"].dump(2);
     EXPECT_EQ(r["data"]["pipeline"]["prefetch"], 2);
     EXPECT_EQ(r["data"]["storage"], nlohmann::json({{"preset", "local"}})) << "numbers come from the preset";
     EXPECT_EQ(r["optimizer"].size(), 9u);

@@ -20,12 +20,16 @@ struct TrainingData {
     EvalSet test;
     int64_t channels = 1, height = 1, width = 1;
     int64_t num_classes = 0;
+    // Examples of one pass over the training data, after data.fraction (runs.train_examples);
+    // 0 when a streaming source read in full is not counted before its first epoch.
+    int64_t train_examples = 0;
     PipelineChoice choice;       // what the streaming pipeline runs with (autotuned or as configured)
     std::string description;     // one line for logs: what was read, examples, shape, classes
 };
 
-// Throws DataError (naming file and offset) for unreadable or inconsistent data. `log` receives
-// progress lines (autotune results); may be empty.
+// Throws DataError (naming file and offset) for unreadable or inconsistent data, and for a
+// data.fraction that keeps no example, or fewer than one batch when data.drop_remainder is set.
+// `log` receives progress lines (autotune results); may be empty.
 TrainingData openTrainingData(const DataConfig& data, int64_t batch_size, uint64_t seed,
                               const std::function<void(const std::string&)>& log = {});
 

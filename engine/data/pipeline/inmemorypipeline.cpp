@@ -9,6 +9,7 @@ namespace trainbench::engine {
 InMemoryPipeline::InMemoryPipeline(const ImageDataset& ds, int64_t batch_size, bool shuffle, bool drop_remainder,
                                    uint64_t seed)
     : batcher_(ds, batch_size, shuffle, drop_remainder, seed),
+      count_(ds.count),
       x_(static_cast<size_t>(batch_size * ds.exampleSize())),
       y_(static_cast<size_t>(batch_size)) {}
 

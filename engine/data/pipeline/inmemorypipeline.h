@@ -18,11 +18,13 @@ public:
     void stepMidpoint() override { batcher_.prefetchNext(); }
     int64_t batchesPerEpoch() const override { return batcher_.batchesPerEpoch(); }
     int64_t examplesPerEpoch() const override { return batcher_.examplesPerEpoch(); }
+    int64_t sourceExamples() const override { return count_; }
     int64_t exampleSize() const override { return batcher_.exampleSize(); }
     PipelineStats stats() const override;
 
 private:
     Batcher batcher_;
+    int64_t count_;
     AlignedBuffer x_;
     std::vector<int32_t> y_;
     double seconds_ = 0.0;

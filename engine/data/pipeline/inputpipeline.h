@@ -58,6 +58,9 @@ public:
     // 0 when not known before the first full epoch (streaming sources).
     virtual int64_t batchesPerEpoch() const = 0;
     virtual int64_t examplesPerEpoch() const = 0;
+    // Examples one pass over the data yields, before drop_remainder (after data.fraction); 0 when
+    // not known before the first full epoch (streaming sources).
+    virtual int64_t sourceExamples() const = 0;
     virtual int64_t exampleSize() const = 0;
     virtual PipelineStats stats() const { return {}; }
     virtual PipelineChoice choice() const { return {}; }

@@ -108,6 +108,30 @@ private:
     bool done_ = false;
 };
 
+// data.fraction: yields only the kept records of a file, by their position among the records the
+// file's own reader yields (skipped corrupt records have none), and stops after the last kept one.
+class SubsetReader final : public FileRecordReader {
+public:
+    SubsetReader(std::unique_ptr<FileRecordReader> inner, const std::vector<bool>& keep)
+        : inner_(std::move(inner)), keep_(keep) {
+        end_ = keep_.size();
+        while (end_ > 0 && !keep_[end_ - 1]) --end_;
+    }
+    bool next(Record& r) override {
+        while (position_ < end_) {
+            if (!inner_->next(r)) return false;
+            if (keep_[position_++]) return true;
+        }
+        return false;
+    }
+    int64_t skipped() const override { return inner_->skipped(); }
+
+private:
+    std::unique_ptr<FileRecordReader> inner_;
+    const std::vector<bool>& keep_;
+    size_t position_ = 0, end_ = 0;
+};
+
 }  // namespace
 
 // ---- Internal structures ---------------------------------------------------------------------------
@@ -267,6 +291,7 @@ SourceFiles listSourceFiles(const DataConfig& data, bool train, const Storage& s
         s.labels = std::move(index.labels);
         s.description = std::to_string(s.files.size()) + " images in " + std::to_string(index.classes.size()) +
                         " class folders of " + pattern;
+        s.examples = static_cast<int64_t>(s.files.size());
         return s;
     }
     s.files = storage.list(pattern);
@@ -279,6 +304,7 @@ SourceFiles listSourceFiles(const DataConfig& data, bool train, const Storage& s
     } else if (data.dataset == "example_files") {
         s.format = RecordFormat::kExample;
         s.description = std::to_string(s.files.size()) + " one-example files from " + pattern;
+        s.examples = static_cast<int64_t>(s.files.size());
     } else {
         throw DataError("dataset '" + data.dataset + "' is not a streaming source");
     }
@@ -326,6 +352,9 @@ StreamingPipeline::StreamingPipeline(const DataConfig& data, SourceFiles source,
             width_ = example_size_;
         }
     }
+    // A source counted beforehand (one example per file, or a data.fraction subset) has a known
+    // epoch from the start, unless this worker reads only its shard of it.
+    if (p.shard_count == 1) knownExamples_.store(source_.examples, std::memory_order_relaxed);
     shufCap_ = shuffle_ ? std::max<int64_t>(1, p.shuffle_buffer) : 0;
     shufBuf_.resize(static_cast<size_t>(shufCap_));
     if (choice_.map_parallel_calls > 1) pool_ = std::make_unique<MapPool>(*this, choice_.map_parallel_calls);
@@ -345,6 +374,13 @@ StreamingPipeline::~StreamingPipeline() {
 }
 
 std::unique_ptr<FileRecordReader> StreamingPipeline::openReader(uint32_t fileIndex) {
+    std::unique_ptr<FileRecordReader> reader = openFileReader(fileIndex);
+    if (fileIndex < source_.keep.size() && !source_.keep[fileIndex].empty())
+        return std::make_unique<SubsetReader>(std::move(reader), source_.keep[fileIndex]);
+    return reader;
+}
+
+std::unique_ptr<FileRecordReader> StreamingPipeline::openFileReader(uint32_t fileIndex) {
     const std::string& path = source_.files[fileIndex];
     switch (source_.format) {
         case RecordFormat::kExample:
@@ -912,6 +948,27 @@ PipelineStats StreamingPipeline::stats() const {
     s.storage = storage_->stats();
     s.skipped_records = skipped_.load(std::memory_order_relaxed);
     return s;
+}
+
+// ---- Labels of every record (data.fraction) ----------------------------------------------------------
+
+std::vector<std::vector<int32_t>> StreamingPipeline::readLabels() {
+    std::vector<std::vector<int32_t>> out(source_.files.size());
+    for (uint32_t f = 0; f < source_.files.size(); ++f) {
+        if (source_.format == RecordFormat::kImageFile) {
+            out[f] = {source_.labels[f]};
+            continue;
+        }
+        // The file's own records, not a subset of them: positions must be the reader's.
+        std::unique_ptr<FileRecordReader> reader = openFileReader(f);
+        Record r;
+        Sample sample;
+        while (reader->next(r)) {
+            decodeRecord(r, sample);
+            out[f].push_back(sample.label);
+        }
+    }
+    return out;
 }
 
 // ---- Whole split into memory ------------------------------------------------------------------------

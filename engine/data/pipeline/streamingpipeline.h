@@ -35,6 +35,10 @@ struct SourceFiles {
     std::vector<std::string> files;
     std::vector<int32_t> labels;  // images: the class of each file (same length as files)
     std::string description;      // "16 TFRecord files matching /data/train-*.tfrecord"
+    // data.fraction (trainsubset.h): per file, which of its records are read, by position among
+    // the records its reader yields; an empty list (or no lists at all) reads every record.
+    std::vector<std::vector<bool>> keep;
+    int64_t examples = 0;  // records the files hold (after keep) when known without reading them; 0: not known
 };
 
 // Lists the train or test files of `data` (dataset tfrecord, csv, images or example_files).
@@ -54,6 +58,7 @@ public:
     BatchView next() override;
     int64_t batchesPerEpoch() const override;
     int64_t examplesPerEpoch() const override;
+    int64_t sourceExamples() const override { return knownExamples_.load(std::memory_order_relaxed); }
     int64_t exampleSize() const override { return example_size_; }
     PipelineStats stats() const override;
     PipelineChoice choice() const override { return choice_; }
@@ -68,6 +73,11 @@ public:
     // prefetch depth sized to cover the burstiness of batch production.
     static PipelineChoice autotune(const DataConfig& data, const SourceFiles& source, int64_t batch_size,
                                    uint64_t seed, std::shared_ptr<Storage> storage, double budget_seconds = 3.0);
+
+    // Every record's label, file by file in file order, by one sequential read of the whole
+    // source (image folders: from the folder names, without reading). What data.fraction's
+    // class-stratified subset is drawn from. Throws DataError like a training epoch would.
+    std::vector<std::vector<int32_t>> readLabels();
 
     // Reads a whole split (no shuffle, one pass) into memory for evaluation.
     static EvalSet readAll(const DataConfig& data, SourceFiles source, std::shared_ptr<Storage> storage);
@@ -93,7 +103,8 @@ private:
     void decodeRows(BatchBuf& b, size_t begin, size_t end, size_t& failedRow);
     void decodeRecordInto(Record& r, float* dst, int32_t& label);
     void decodeRecord(Record& r, Sample& s);
-    std::unique_ptr<class FileRecordReader> openReader(uint32_t fileIndex);
+    std::unique_ptr<class FileRecordReader> openReader(uint32_t fileIndex);      // the records read (keep applied)
+    std::unique_ptr<class FileRecordReader> openFileReader(uint32_t fileIndex);  // every record of the file
     std::unique_ptr<BatchBuf> takeFreeBatch();
     void producerLoop();
 

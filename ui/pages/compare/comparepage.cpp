@@ -17,6 +17,7 @@
 
 #include "profiler/analysis/configkeys.h"
 #include "ui/charts/bandseries.h"
+#include "ui/charts/datascalingchart.h"
 #include "ui/charts/scalingchart.h"
 #include "ui/charts/timeserieschart.h"
 #include "ui/models/comparesummarymodel.h"
@@ -78,6 +79,28 @@ ComparePage::ComparePage(StoreService& store, QWidget* parent) : QWidget(parent)
     sl->setContentsMargins(0, 0, 0, 0);
     sl->addWidget(scalingMode_, 0, Qt::AlignRight);
     sl->addWidget(scaling_, 1);
+    // Data scaling: error against the examples trained on, for data.fraction sweeps.
+    dataScaling_ = new DataScalingChart;
+    dataScaling_->setTitle(tr("Data scaling"));
+    dataMetricBox_ = new QComboBox;
+    dataMetricBox_->addItems({tr("test error"), tr("test loss")});
+    dataMetricBox_->setToolTip(tr("Test error (1 − best test accuracy) or the final test loss, against the examples "
+                                  "each run trained on (data.fraction of the training set)"));
+    fitLabel_ = new QLabel;
+    fitLabel_->setWordWrap(true);
+    fitLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    fitLabel_->setToolTip(tr("Power law fitted by least squares on log–log axes to every run of the curve"));
+    auto* dataBox = new QWidget;
+    auto* dl = new QVBoxLayout(dataBox);
+    dl->setContentsMargins(0, 0, 0, 0);
+    dl->addWidget(dataMetricBox_, 0, Qt::AlignRight);
+    dl->addWidget(dataScaling_, 1);
+    dl->addWidget(fitLabel_);
+    scalingTabs_ = new QTabWidget;
+    scalingTabs_->addTab(scalingBox, tr("Devices"));
+    scalingTabs_->addTab(dataBox, tr("Data"));
+    scalingTabs_->setTabToolTip(1, tr("Error against training-set size: for runs that differ in data.fraction"));
+    scalingTabs_->setTabEnabled(1, false);
 
     config_ = new ConfigDiffModel(this);
     summary_ = new CompareSummaryModel(this);
@@ -97,7 +120,7 @@ ComparePage::ComparePage(StoreService& store, QWidget* parent) : QWidget(parent)
 
     auto* top = new QSplitter(Qt::Horizontal);
     top->addWidget(convergence_);
-    top->addWidget(scalingBox);
+    top->addWidget(scalingTabs_);
     top->setStretchFactor(0, 3);
     top->setStretchFactor(1, 2);
     top->setSizes({720, 480});
@@ -117,6 +140,9 @@ ComparePage::ComparePage(StoreService& store, QWidget* parent) : QWidget(parent)
             [this](int i) { setXAxis(i == 0 ? XAxis::Step : i == 1 ? XAxis::WallTime : XAxis::Cost); });
     connect(seedsBox_, &QCheckBox::toggled, this, &ComparePage::setGroupSeeds);
     connect(differencesOnly_, &QCheckBox::toggled, config_, &ConfigDiffModel::setDifferencesOnly);
+    connect(dataMetricBox_, &QComboBox::currentIndexChanged, this, [this](int i) {
+        setDataScalingMetric(i == 0 ? profiler::DataScalingMetric::TestError : profiler::DataScalingMetric::TestLoss);
+    });
     connect(scalingMode_, &QComboBox::currentIndexChanged, this, [this](int i) {
         scaling_->setMode(i == 0 ? ScalingChart::Mode::Throughput : ScalingChart::Mode::TimeToTarget);
     });
@@ -124,7 +150,10 @@ ComparePage::ComparePage(StoreService& store, QWidget* parent) : QWidget(parent)
 
 void ComparePage::compare(const QList<qint64>& ids) {
     ids_ = ids;
-    runs_.clear();
+    // The store sends whole runs only for ids this page did not follow yet; the histories of runs
+    // still compared are kept, or a selection that overlaps the last one would lose its overlap.
+    std::erase_if(runs_, [&](const auto& run) { return !ids.contains(run.first); });
+    dataDiffered_ = false;
     convergence_->clear();
     store_.follow(this, ids);
     title_->setText(ids.isEmpty() ? tr("Select two or more runs on the Runs page and choose Compare (Ctrl+M)")
@@ -144,6 +173,34 @@ void ComparePage::setXAxis(XAxis x) {
     if (xBox_->currentIndex() != i) xBox_->setCurrentIndex(i);
     convergence_->resetZoom();
     rebuildConvergence();
+}
+
+bool ComparePage::dataScalingAvailable() const { return scalingTabs_->isTabEnabled(1); }
+
+bool ComparePage::dataScalingShown() const { return scalingTabs_->currentIndex() == 1; }
+
+void ComparePage::setDataScalingMetric(profiler::DataScalingMetric metric) {
+    dataMetric_ = metric;
+    const int i = metric == profiler::DataScalingMetric::TestError ? 0 : 1;
+    if (dataMetricBox_->currentIndex() != i) dataMetricBox_->setCurrentIndex(i);
+    rebuildDataScaling();
+}
+
+void ComparePage::rebuildDataScaling() {
+    std::vector<profiler::DataScalingRun> runs;
+    for (qint64 id : ids_) {
+        auto it = runs_.find(id);
+        if (it == runs_.end() || it->second.row().name.empty()) continue;
+        runs.push_back(profiler::dataScalingRun(it->second.row(), it->second.evals()));
+    }
+    const profiler::DataScaling d = profiler::dataScalingOf(runs, dataMetric_);
+    dataScaling_->setScaling(d);
+    fitLabel_->setText(dataScaling_->fitTexts().join(QLatin1Char('\n')));
+    scalingTabs_->setTabEnabled(1, d.differs);
+    // A comparison across dataset sizes shows its data scaling first (once: the user's choice stays).
+    if (d.differs && !dataDiffered_ && !d.curves.empty()) scalingTabs_->setCurrentIndex(1);
+    if (!d.differs) scalingTabs_->setCurrentIndex(0);
+    dataDiffered_ = d.differs && !d.curves.empty();
 }
 
 void ComparePage::setCostSelectable(bool on) {
@@ -214,6 +271,7 @@ void ComparePage::rebuild() {
     std::erase_if(points, [&](const ScalingPoint& p) { return counts[p.series].size() < 2; });
     scaling_->setPoints(points);
     scaling_->setDeviceNoun(tr("replicas"));
+    rebuildDataScaling();
     rebuildConvergence();
 }
 

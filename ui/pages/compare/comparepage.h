@@ -1,13 +1,15 @@
 #pragma once
 // Compare page, for two or more runs: convergence overlay (accuracy or loss against step or wall
 // time; runs that differ only by seed drawn as their mean with a min–max band), scaling
-// (throughput and time to target against replicas, with the ideal line and efficiency), the
-// outcomes, breakdowns and verdicts side by side, and the config diff.
+// (throughput and time to target against replicas, with the ideal line and efficiency), data
+// scaling (test error or loss against training examples, when the runs differ in data.fraction,
+// with the power law fitted), the outcomes, breakdowns and verdicts side by side, and the config diff.
 #include <QList>
 #include <QWidget>
 
 #include <map>
 
+#include "profiler/compare/datascaling.h"
 #include "ui/pages/dashboard/runhistory.h"
 #include "ui/store/storesnapshot.h"
 
@@ -15,11 +17,13 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QTableView;
+class QTabWidget;
 
 namespace trainbench::ui {
 
 class CompareSummaryModel;
 class ConfigDiffModel;
+class DataScalingChart;
 class ScalingChart;
 class StoreService;
 class TimeSeriesChart;
@@ -39,6 +43,11 @@ public:
 
     TimeSeriesChart* convergenceChart() const { return convergence_; }
     ScalingChart* scalingChart() const { return scaling_; }
+    DataScalingChart* dataScalingChart() const { return dataScaling_; }
+    // The data-scaling tab is enabled when the compared runs trained on different numbers of examples.
+    bool dataScalingAvailable() const;
+    bool dataScalingShown() const;  // its tab is the current one
+    void setDataScalingMetric(profiler::DataScalingMetric metric);
     ConfigDiffModel* configModel() const { return config_; }
     CompareSummaryModel* summaryModel() const { return summary_; }
 
@@ -47,6 +56,7 @@ private:
     void onUpdate(const RunUpdatePtr& update);
     void rebuild();
     void rebuildConvergence();
+    void rebuildDataScaling();
 
     StoreService& store_;
     QList<qint64> ids_;
@@ -55,6 +65,8 @@ private:
     XAxis x_ = XAxis::Step;
     bool groupSeeds_ = true;
     bool pending_ = false;
+    profiler::DataScalingMetric dataMetric_ = profiler::DataScalingMetric::TestError;
+    bool dataDiffered_ = false;  // the last rebuild's runs differed in dataset size
 
     QLabel* title_ = nullptr;
     QComboBox* metricBox_ = nullptr;
@@ -64,6 +76,10 @@ private:
     QCheckBox* differencesOnly_ = nullptr;
     TimeSeriesChart* convergence_ = nullptr;
     ScalingChart* scaling_ = nullptr;
+    QTabWidget* scalingTabs_ = nullptr;  // devices | data
+    QComboBox* dataMetricBox_ = nullptr;
+    DataScalingChart* dataScaling_ = nullptr;
+    QLabel* fitLabel_ = nullptr;
     ConfigDiffModel* config_ = nullptr;
     CompareSummaryModel* summary_ = nullptr;
     QTableView* configView_ = nullptr;
