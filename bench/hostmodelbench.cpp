@@ -108,7 +108,9 @@ int hostModelBench(const HostModelBenchOptions& o) {
     std::printf("%-4s %-18s %12s %12s %8s %14s\n", "", "strategy", "predicted", "measured", "error", "others' CPUs");
     for (const std::string& w : o.workloads) {
         const std::string file = o.experiments + "/" + files.at(w);
-        for (const Config& c : configs()) {
+        const std::vector<Config> all = configs();
+        for (size_t ci = 0; ci < all.size(); ++ci) {
+            const Config& c = all[ci];
             std::vector<std::string> sets = common(o.steps);
             sets.insert(sets.end(), c.set.begin(), c.set.end());
             // The estimate first: it calibrates the host (once per thread count) before any run.
@@ -122,7 +124,7 @@ int hostModelBench(const HostModelBenchOptions& o) {
             }
             std::vector<double> measured;
             double others = 0.0;
-            const std::string name = "host-model-" + w + "-" + std::to_string(&c - configs().data());
+            const std::string name = "host-model-" + w + "-" + std::to_string(ci);
             for (int r = 0; r < o.rounds; ++r) {
                 std::vector<std::string> sets2 = sets;
                 sets2.push_back("name=" + name);

@@ -51,8 +51,9 @@ void planHost(DevicePlan& p, const Experiment& x, const HostCalibrator& calibrat
     const int perReplica = x.strategy.threads_per_replica > 0 && (mirrored || workers)
                                ? x.strategy.threads_per_replica
                                : std::max(1, threads / p.replicas);
-    const HostCalibration host = calibrate(p.spec, perReplica);
+    const HostCalibration host = calibrate(p.spec, perReplica, p.replicas);
     p.spec = host.spec;
+    p.exchange_takes_cores = p.replicas > 1 && p.replicas * perReplica >= cores;
     if (workers) p.network = host.loopback;  // the job's processes meet over loopback TCP
     if (p.replicas > 1)
         p.topology = mirrored ? engine::switchTopology(p.replicas, host.shared_memory)
@@ -65,9 +66,9 @@ void planHost(DevicePlan& p, const Experiment& x, const HostCalibrator& calibrat
 }  // namespace
 
 HostCalibrator storeCalibrator(const std::string& storePath) {
-    return [storePath](const engine::DeviceSpec& entry, int threads) {
+    return [storePath](const engine::DeviceSpec& entry, int threads, int replicas) {
         const profiler::MachineRoofs roofs = profiler::roofsFor(storePath, threads);
-        const profiler::HostModel model = profiler::hostModelFor(storePath, threads);
+        const profiler::HostModel model = profiler::hostModelFor(storePath, threads, replicas);
         HostCalibration c;
         c.spec = entry.withCalibration(roofs.peak_gflops, roofs.bandwidth_gbs,
                                        static_cast<double>(profiler::hostMemoryBytes()), model.kernels);
@@ -160,7 +161,7 @@ engine::VirtualClockConfig virtualClockConfig(const DevicePlan& plan, const Expe
     c.replicas = plan.replicas;
     c.topology = plan.topology;
     c.bucket_bytes = x.strategy.bucket_mb * 1024.0 * 1024.0;
-    c.overlap = x.strategy.overlap;
+    c.overlap = x.strategy.overlap && !plan.exchange_takes_cores;
     c.infeed_seconds_per_batch = infeed;
     c.infeed_prefetch = engine::usesStreamingPipeline(x.data) ? x.data.pipeline.prefetch > 0 : true;
     return c;

@@ -35,6 +35,9 @@ struct DevicePlan {
     // Examples one replica trains per step of `stepBatch` (parameter_server: a step is one worker's
     // batch). std::invalid_argument when a synchronous batch does not split evenly.
     int64_t replicaBatch(int64_t stepBatch) const;
+    // cpu-host with every core computing: the gradient exchange needs cores too (sums, copies, the
+    // TCP stack), so it cannot hide behind backward as a device's does.
+    bool exchange_takes_cores = false;
 };
 
 // This host as an emulated device (device.type "cpu-host") at a thread count: its roofs, RAM and
@@ -44,7 +47,8 @@ struct HostCalibration {
     engine::LinkParams shared_memory;  // mirrored replica threads
     engine::LinkParams loopback;       // multi_worker processes on this host
 };
-using HostCalibrator = std::function<HostCalibration(const engine::DeviceSpec& catalogEntry, int threads)>;
+using HostCalibrator =
+    std::function<HostCalibration(const engine::DeviceSpec& catalogEntry, int threadsPerReplica, int replicas)>;
 
 // The calibrator of runs recording into storePath: the roofs and host model cached in that store,
 // measured (and saved) when it has none for this host and thread count.

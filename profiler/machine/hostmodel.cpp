@@ -130,10 +130,11 @@ engine::LinkParams linkFrom(const nlohmann::json& j) {
     return {j.at("alpha_s").get<double>(), j.at("beta_s_per_byte").get<double>()};
 }
 
-std::optional<HostModel> cachedModel(Database& db, const std::string& host, int threads) {
-    Statement& q = db.cached("SELECT model_json FROM host_models WHERE host = ?1 AND threads = ?2");
+std::optional<HostModel> cachedModel(Database& db, const std::string& host, int threads, int replicas) {
+    Statement& q =
+        db.cached("SELECT model_json FROM host_models WHERE host = ?1 AND threads = ?2 AND replicas = ?3");
     Statement::ResetGuard guard(q);
-    q.bindText(1, std::string_view(host)).bindInt(2, threads);
+    q.bindText(1, std::string_view(host)).bindInt(2, threads).bindInt(3, replicas);
     if (!q.step()) return std::nullopt;
     try {
         return hostModelFromJson(q.columnText(0));
@@ -145,23 +146,26 @@ std::optional<HostModel> cachedModel(Database& db, const std::string& host, int 
 void saveModel(Database& db, const HostModel& m) {
     Transaction transaction(db);
     Statement& insert = db.cached(
-        "INSERT OR REPLACE INTO host_models (host, threads, measured_at, model_json) VALUES (?1, ?2, ?3, ?4)");
+        "INSERT OR REPLACE INTO host_models (host, threads, replicas, measured_at, model_json) "
+        "VALUES (?1, ?2, ?3, ?4, ?5)");
     insert.bindText(1, std::string_view(m.host))
         .bindInt(2, m.threads)
-        .bindText(3, std::string_view(m.measured_at))
-        .bindText(4, std::string_view(hostModelJson(m)));
+        .bindInt(3, m.replicas)
+        .bindText(4, std::string_view(m.measured_at))
+        .bindText(5, std::string_view(hostModelJson(m)));
     insert.run();
     transaction.commit();
 }
 
 }  // namespace
 
-HostModel measureHostModel(int threads) {
+HostModel measureHostModel(int threads, int replicas) {
     HostModel m;
     m.host = currentHost();
     m.threads = resolveThreads(threads);
+    m.replicas = std::max(1, replicas);
     m.measured_at = utcNow();
-    const std::vector<KernelSample> samples = probeKernels(m.threads);
+    const std::vector<KernelSample> samples = probeKernels(m.threads, m.replicas);
     m.kernels = fitKernelRates(samples, m.threads);
     m.kernel_fit_error = relativeError(m.kernels, samples);
     m.shared_memory = measureSharedMemory();
@@ -175,6 +179,7 @@ std::string hostModelJson(const HostModel& m) {
     const nlohmann::json j = {{"format", 1},
                               {"host", m.host},
                               {"threads", m.threads},
+                              {"replicas", m.replicas},
                               {"measured_at", m.measured_at},
                               {"kernel_fit_error", m.kernel_fit_error},
                               {"kernels", {{"kinds", kinds},
@@ -192,6 +197,7 @@ HostModel hostModelFromJson(const std::string& text) {
         HostModel m;
         m.host = j.at("host").get<std::string>();
         m.threads = j.at("threads").get<int>();
+        m.replicas = j.at("replicas").get<int>();
         m.kernels.threads = m.threads;
         m.measured_at = j.at("measured_at").get<std::string>();
         m.kernel_fit_error = j.at("kernel_fit_error").get<double>();
@@ -207,13 +213,15 @@ HostModel hostModelFromJson(const std::string& text) {
     }
 }
 
-HostModel hostModelFor(const std::string& storePath, int threads, bool remeasure) {
-    return hostModelFor(storePath, threads, remeasure, measureHostModel);
+HostModel hostModelFor(const std::string& storePath, int threads, int replicas, bool remeasure) {
+    return hostModelFor(storePath, threads, replicas, remeasure, measureHostModel);
 }
 
-HostModel hostModelFor(const std::string& storePath, int threads, bool remeasure, const HostModelMeasurer& measure) {
+HostModel hostModelFor(const std::string& storePath, int threads, int replicas, bool remeasure,
+                       const HostModelMeasurer& measure) {
     if (storePath.empty()) throw StoreError("run store path is empty");
     threads = resolveThreads(threads);
+    replicas = std::max(1, replicas);
     const std::string host = currentHost();
     Database db(storePath, Database::Access::ReadWrite);
     const bool fileWritable = sqlite3_db_readonly(db.handle(), "main") == 0;
@@ -221,14 +229,15 @@ HostModel hostModelFor(const std::string& storePath, int threads, bool remeasure
     const bool writable = !schema.readOnly;
     auto lookup = [&]() -> std::optional<HostModel> {
         if (remeasure || schema.version < kHostModelsSchemaVersion) return std::nullopt;
-        return cachedModel(db, host, threads);
+        return cachedModel(db, host, threads, replicas);
     };
     if (auto cached = lookup()) return *cached;
     const CalibrationLock lock;  // one measurement at a time on this host, as for the roofs
     if (auto cached = lookup()) return *cached;
-    HostModel m = measure(threads);
+    HostModel m = measure(threads, replicas);
     m.host = host;  // keyed by what was asked for, whatever the measurer filled in
     m.threads = threads;
+    m.replicas = replicas;
     if (writable && schema.version >= kHostModelsSchemaVersion) saveModel(db, m);
     return m;
 }

@@ -14,7 +14,8 @@ namespace trainbench::profiler {
 
 struct HostModel {
     std::string host;
-    int threads = 0;
+    int threads = 0;                  // compute threads of one replica
+    int replicas = 1;                 // replicas sharing the host while the kernels were probed
     std::string measured_at;          // ISO-8601 UTC
     engine::KernelRates kernels;
     double kernel_fit_error = 0.0;    // RMS relative error of the fit on its own probes
@@ -24,19 +25,22 @@ struct HostModel {
     bool complete() const { return !kernels.empty() && shared_memory.beta_s_per_byte > 0 && loopback.beta_s_per_byte > 0; }
 };
 
-// Measures it with `threads` compute threads (0: every core). Takes a few seconds; binds the
-// calling thread's OpenMP budget as measureRoofs does.
-HostModel measureHostModel(int threads);
+// Measures it with `threads` compute threads per replica (0: every core) and `replicas` replicas
+// probing at once (kernelprobe.h). Takes a few seconds; binds the calling thread's OpenMP budget as
+// measureRoofs does.
+HostModel measureHostModel(int threads, int replicas = 1);
 
 std::string hostModelJson(const HostModel& model);
 // std::invalid_argument naming the key when the JSON is not a host model.
 HostModel hostModelFromJson(const std::string& json);
 
-// The stored model of this host at `threads`, or a fresh measurement saved to the store (serialised
-// between processes like the roofs). Throws StoreError when the store cannot be opened.
-HostModel hostModelFor(const std::string& storePath, int threads, bool remeasure = false);
+// The stored model of this host at `threads` per replica and `replicas` replicas, or a fresh
+// measurement saved to the store (serialised between processes like the roofs). Throws StoreError
+// when the store cannot be opened.
+HostModel hostModelFor(const std::string& storePath, int threads, int replicas = 1, bool remeasure = false);
 // The same with a stand-in for measureHostModel (tests).
-using HostModelMeasurer = std::function<HostModel(int threads)>;
-HostModel hostModelFor(const std::string& storePath, int threads, bool remeasure, const HostModelMeasurer& measure);
+using HostModelMeasurer = std::function<HostModel(int threads, int replicas)>;
+HostModel hostModelFor(const std::string& storePath, int threads, int replicas, bool remeasure,
+                       const HostModelMeasurer& measure);
 
 }  // namespace trainbench::profiler

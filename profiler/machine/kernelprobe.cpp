@@ -1,6 +1,10 @@
 #include "profiler/machine/kernelprobe.h"
 
 #include <algorithm>
+#include <barrier>
+#include <exception>
+#include <mutex>
+#include <thread>
 #include <map>
 #include <random>
 #include <tuple>
@@ -120,10 +124,29 @@ void runProbe(const Probe& probe, int threads, std::vector<KernelSample>& out) {
 
 }  // namespace
 
-std::vector<KernelSample> probeKernels(int threads) {
-    std::vector<KernelSample> out;
-    for (const Probe& p : probes()) runProbe(p, threads, out);
-    return out;
+std::vector<KernelSample> probeKernels(int threads, int replicas) {
+    replicas = std::max(1, replicas);
+    std::vector<std::vector<KernelSample>> out(static_cast<size_t>(replicas));
+    std::barrier together(replicas);  // every copy starts each probe with the others
+    std::exception_ptr error;
+    std::mutex errorMutex;
+    auto copy = [&](int r) {
+        try {
+            for (const Probe& p : probes()) {
+                together.arrive_and_wait();
+                runProbe(p, threads, out[static_cast<size_t>(r)]);
+            }
+        } catch (...) {
+            const std::lock_guard lock(errorMutex);
+            error = std::current_exception();
+        }
+    };
+    std::vector<std::thread> others;
+    for (int r = 1; r < replicas; ++r) others.emplace_back(copy, r);
+    copy(0);
+    for (std::thread& t : others) t.join();
+    if (error) std::rethrow_exception(error);
+    return out.front();
 }
 
 }  // namespace trainbench::profiler

@@ -3,10 +3,11 @@
 -- (profiler/machine/hostmodel.h). Schema version 7. docs/run-store.md documents it.
 CREATE TABLE host_models (
     host        TEXT    NOT NULL,
-    threads     INTEGER NOT NULL,
+    threads     INTEGER NOT NULL,  -- compute threads of one replica
+    replicas    INTEGER NOT NULL,  -- replicas probing the host at once
     measured_at TEXT    NOT NULL,
     model_json  TEXT    NOT NULL,
-    PRIMARY KEY (host, threads)
+    PRIMARY KEY (host, threads, replicas)
 ) WITHOUT ROWID;
 
 -- The host input pipeline's measured time per global batch (the infeed of runs on emulated

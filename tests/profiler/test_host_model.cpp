@@ -75,6 +75,7 @@ HostModel madeUpModel(int call) {
     HostModel m;
     m.host = "elsewhere";
     m.threads = 99;
+    m.replicas = 3;
     m.measured_at = "2026-01-0" + std::to_string(call) + "T00:00:00.000Z";
     m.kernels = fitKernelRates(madeUpSamples(), 1);
     m.kernel_fit_error = 0.05 * call;
@@ -88,6 +89,7 @@ TEST(HostModel, SurvivesItsJson) {
     const HostModel back = hostModelFromJson(hostModelJson(m));
     EXPECT_EQ(back.host, m.host);
     EXPECT_EQ(back.threads, m.threads);
+    EXPECT_EQ(back.replicas, m.replicas);
     EXPECT_EQ(back.measured_at, m.measured_at);
     EXPECT_EQ(back.kernels.kinds, m.kernels.kinds);
     EXPECT_EQ(back.kernels.matrix, m.kernels.matrix);
@@ -113,19 +115,22 @@ TEST(HostModel, IsMeasuredOncePerHostAndThreadCountThenReadFromTheStore) {
     TempDir dir;
     const std::string db = (dir.path() / "runs.db").string();
     int calls = 0;
-    auto measure = [&](int) { return madeUpModel(++calls); };
-    const HostModel first = hostModelFor(db, 1, false, measure);
+    auto measure = [&](int, int) { return madeUpModel(++calls); };
+    const HostModel first = hostModelFor(db, 1, 1, false, measure);
     EXPECT_EQ(first.host, currentHost());  // keyed by this host, whatever the measurer said
     EXPECT_EQ(first.threads, 1);
-    const HostModel again = hostModelFor(db, 1, false, measure);
+    const HostModel again = hostModelFor(db, 1, 1, false, measure);
     EXPECT_EQ(calls, 1);
     EXPECT_EQ(again.measured_at, first.measured_at);
     EXPECT_EQ(again.kernels.kinds, first.kernels.kinds);
-    hostModelFor(db, 2, false, measure);
+    hostModelFor(db, 2, 1, false, measure);
     EXPECT_EQ(calls, 2);
-    const HostModel fresh = hostModelFor(db, 1, true, measure);
+    // Two replicas sharing the host are another measurement: their kernels run side by side.
+    EXPECT_EQ(hostModelFor(db, 1, 2, false, measure).replicas, 2);
     EXPECT_EQ(calls, 3);
-    EXPECT_EQ(hostModelFor(db, 1, false, measure).measured_at, fresh.measured_at);
+    const HostModel fresh = hostModelFor(db, 1, 1, true, measure);
+    EXPECT_EQ(calls, 4);
+    EXPECT_EQ(hostModelFor(db, 1, 1, false, measure).measured_at, fresh.measured_at);
 }
 
 TEST(HostModel, AMeasurementCoversEveryKindTheProbesRun) {
