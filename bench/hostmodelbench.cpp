@@ -66,13 +66,15 @@ void printCalibration(const std::string& db) {
     if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return;
     sqlite3_stmt* q = nullptr;
     sqlite3_prepare_v2(h,
-                       "SELECT h.threads, m.peak_gflops, m.bandwidth_gbs, h.model_json FROM host_models h "
-                       "LEFT JOIN machines m ON m.host = h.host AND m.threads = h.threads ORDER BY h.threads",
+                       "SELECT h.threads, m.peak_gflops, m.bandwidth_gbs, h.model_json, h.replicas FROM host_models h "
+                       "LEFT JOIN machines m ON m.host = h.host AND m.threads = h.threads ORDER BY h.threads, h.replicas",
                        -1, &q, nullptr);
     while (q && sqlite3_step(q) == SQLITE_ROW) {
         const nlohmann::json m = nlohmann::json::parse(reinterpret_cast<const char*>(sqlite3_column_text(q, 3)));
-        std::printf("\ncalibration, %d thread(s): roofs %.1f GFLOP/s, %.1f GB/s; kernel fit RMS error %.0f %%\n",
-                    sqlite3_column_int(q, 0), sqlite3_column_double(q, 1), sqlite3_column_double(q, 2),
+        std::printf("\ncalibration, %d thread(s) x %d replica(s) side by side: roofs %.1f GFLOP/s, %.1f GB/s; "
+                    "kernel fit RMS error %.0f %%\n",
+                    sqlite3_column_int(q, 0), sqlite3_column_int(q, 4), sqlite3_column_double(q, 1),
+                    sqlite3_column_double(q, 2),
                     m["kernel_fit_error"].get<double>() * 100);
         std::printf("  %-32s %8s %10s %10s %8s\n", "kind", "samples", "GFLOP/s", "GB/s", "overhead");
         auto row = [](const std::string& kind, const nlohmann::json& r) {
