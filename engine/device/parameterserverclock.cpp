@@ -104,14 +104,7 @@ const ParameterServerStep& ParameterServerClock::stepCost(int64_t batch) {
 
 void ParameterServerClock::step(StepRecord& rec) {
     const ParameterServerStep& s = stepCost(rec.samples);
-    const VirtualStep job = s.jobStep();
-    rec.input_seconds = job.input_s;
-    rec.forward_seconds = job.forward_s;
-    rec.backward_seconds = job.backward_s;
-    rec.optimizer_seconds = job.optimizer_s;
-    rec.exposed_comm_seconds = job.exposed_comm_s;
-    rec.other_seconds = job.overhead_s;
-    rec.step_seconds = job.seconds();
+    chargeStep(rec, s.jobStep());
     // The worker that ran the step: its own pull and push, and its wait for the servers.
     rec.comm_seconds = s.pull_s + s.push_s;
     rec.wait_seconds = s.queue_s;

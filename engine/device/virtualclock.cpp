@@ -74,8 +74,7 @@ const StepTiming& VirtualClock::replicaTiming(int64_t globalBatch) { return entr
 
 const OpGraph& VirtualClock::replicaGraph(int64_t globalBatch) { return entry(globalBatch).graph; }
 
-void VirtualClock::step(StepRecord& rec) {
-    const VirtualStep& v = stepCost(rec.samples);
+void chargeStep(StepRecord& rec, const VirtualStep& v) {
     rec.input_seconds = v.input_s;
     rec.forward_seconds = v.forward_s;
     rec.backward_seconds = v.backward_s;
@@ -83,6 +82,11 @@ void VirtualClock::step(StepRecord& rec) {
     rec.exposed_comm_seconds = v.exposed_comm_s;
     rec.other_seconds = v.overhead_s;
     rec.step_seconds = v.seconds();
+}
+
+void VirtualClock::step(StepRecord& rec) {
+    const VirtualStep& v = stepCost(rec.samples);
+    chargeStep(rec, v);
     rec.comm_seconds = v.comm_s;
     rec.wait_seconds = 0.0;  // the replicas are identical: nobody waits for a straggler
     for (ReplicaStep& r : rec.replicas) {

@@ -82,6 +82,10 @@ private:
     std::map<int64_t, double> evalBatches_;  // per-replica eval batch -> seconds
 };
 
+// Writes a step's virtual parts into a step record: input, forward, backward, optimizer, exposed
+// exchange, other (the overhead) and their sum as step_seconds.
+void chargeStep(StepRecord& record, const VirtualStep& step);
+
 // The per-replica batch of a global batch over `replicas`: global / replicas, and an error naming
 // both when they do not divide (static shapes: every replica gets the same batch).
 int64_t replicaBatch(int64_t globalBatch, int replicas);
