@@ -137,6 +137,7 @@ std::vector<KernelSample> probeKernels(int threads, int replicas) {
                 runProbe(p, threads, out[static_cast<size_t>(r)]);
             }
         } catch (...) {
+            together.arrive_and_drop();  // the other copies must not wait for this one at the next probe
             const std::lock_guard lock(errorMutex);
             error = std::current_exception();
         }
