@@ -13,25 +13,13 @@
 
 using namespace trainbench;
 using nlohmann::json;
+using profiler::testutil::configRun;
 using profiler::testutil::HandRun;
 using profiler::testutil::writeRun;
 using trainbench::testing::runCli;
 using trainbench::testing::TempDir;
 
 namespace {
-
-// A configuration's run: `steps` steps of `stepSeconds`, reaching `accuracy` after the last.
-HandRun configRun(const std::string& model, int seed, int steps, double stepSeconds, double accuracy,
-                  std::optional<double> pricePerHour, const std::string& clock = "wall") {
-    HandRun h;
-    h.name = model + "-seed" + std::to_string(seed);
-    h.config = R"({"seed":)" + std::to_string(seed) + R"(,"model":{"preset":")" + model + "\"}}";
-    h.stepSeconds.assign(static_cast<size_t>(steps), stepSeconds);
-    h.evals = {{steps, accuracy}};
-    h.pricePerDeviceHour = pricePerHour;
-    h.clock = clock;
-    return h;
-}
 
 const json& rowNamed(const json& plan, const std::string& label) {
     for (const json& r : plan["rows"])

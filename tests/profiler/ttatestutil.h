@@ -89,4 +89,17 @@ inline RunId writeRun(const std::string& path, const HandRun& h) {
     return writer->runId();
 }
 
+// A configuration's run: `steps` steps of `stepSeconds`, reaching `accuracy` after the last.
+inline HandRun configRun(const std::string& model, int seed, int steps, double stepSeconds, double accuracy,
+                         std::optional<double> pricePerHour, const std::string& clock = "wall") {
+    HandRun h;
+    h.name = model + "-seed" + std::to_string(seed);
+    h.config = R"({"seed":)" + std::to_string(seed) + R"(,"model":{"preset":")" + model + "\"}}";
+    h.stepSeconds.assign(static_cast<size_t>(steps), stepSeconds);
+    h.evals = {{steps, accuracy}};
+    h.pricePerDeviceHour = pricePerHour;
+    h.clock = clock;
+    return h;
+}
+
 }  // namespace trainbench::profiler::testutil

@@ -18,22 +18,11 @@
 
 using namespace trainbench;
 using namespace trainbench::ui;
+using profiler::testutil::configRun;
 using profiler::testutil::HandRun;
 using profiler::testutil::writeRun;
 
 namespace {
-
-HandRun configRun(const std::string& model, int seed, int steps, double stepSeconds, double accuracy,
-                  std::optional<double> pricePerHour, const std::string& clock = "wall") {
-    HandRun h;
-    h.name = model + "-seed" + std::to_string(seed);
-    h.config = R"({"seed":)" + std::to_string(seed) + R"(,"model":{"preset":")" + model + "\"}}";
-    h.stepSeconds.assign(static_cast<size_t>(steps), stepSeconds);
-    h.evals = {{steps, accuracy}};
-    h.pricePerDeviceHour = pricePerHour;
-    h.clock = clock;
-    return h;
-}
 
 // fast: emulated 100 s, $10. mid: 5 seeds, mean of the middle three 400 s, $4. cheap: 3 h, $1.08.
 // free: 150 s, no price. never: best 70 %.
