@@ -45,6 +45,9 @@ struct OpGraph {
     double optimizer_bytes = 0.0;
     double activation_bytes = 0.0;
     int64_t param_count = 0;
+    // Parameters of each layer that has any, last layer first: the order in which backward finishes
+    // their gradients and the gradient exchange buckets them (GradientSync::plan).
+    std::vector<int64_t> layer_params;
 };
 
 }  // namespace trainbench::engine

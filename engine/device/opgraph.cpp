@@ -43,6 +43,7 @@ OpGraph describe(const ModelSpec& spec, const Dims& sampleShape, int64_t numClas
                 if (it->layer == name) graph.ops.push_back(*it);
             // Each layer is updated as soon as its gradients are final (TimedUpdate).
             if (const int64_t params = stack.layers[i]->paramCount(); params > 0) {
+                graph.layer_params.push_back(params);
                 OpDesc op(opcost::optimizerUpdate(update->updateKind(), params, update->flopsPerParam(),
                                                   update->bytesPerParam()),
                           StepPart::Optimizer);

@@ -19,6 +19,16 @@ int64_t replicaBatch(int64_t globalBatch, int replicas) {
     return globalBatch / replicas;
 }
 
+std::vector<int64_t> gradientBuckets(const std::vector<int64_t>& layerParams, double bucketBytes) {
+    std::vector<int64_t> buckets;
+    for (const int64_t floats : layerParams) {
+        const bool full = !buckets.empty() && static_cast<double>(buckets.back()) * 4.0 >= bucketBytes;
+        if (buckets.empty() || full || bucketBytes <= 0) buckets.push_back(floats);
+        else buckets.back() += floats;
+    }
+    return buckets;
+}
+
 VirtualClock::VirtualClock(VirtualClockConfig config, ModelSpec model, Dims sampleShape, int64_t numClasses,
                            OptimizerConfig optimizer)
     : config_(std::move(config)),
@@ -49,18 +59,22 @@ VirtualClock::Entry& VirtualClock::entry(int64_t globalBatch) {
     v.overhead_s = e.timing.overhead_s;
     v.matrix_utilisation = e.timing.matrix_utilisation;
     if (collective_) {
-        // fp32 gradients, in buckets of at least bucket_bytes (the last one takes the rest).
-        const double total = e.graph.params_bytes;
-        const double bucket = config_.bucket_bytes > 0 ? std::min(config_.bucket_bytes, total) : total;
-        const auto full = static_cast<int64_t>(total / bucket);
-        const double rest = total - static_cast<double>(full) * bucket;
-        const double perBucket = full > 0 ? collective_->allReduceSeconds(static_cast<uint64_t>(bucket)) : 0.0;
-        const double restSeconds = rest >= 1.0 ? collective_->allReduceSeconds(static_cast<uint64_t>(rest)) : 0.0;
-        v.comm_s = static_cast<double>(full) * perBucket + restSeconds;
+        // The buckets the engine all-reduces (GradientSync::plan), each a ring (or the topology's)
+        // all-reduce of fp32 gradients.
+        double last = 0.0;
+        for (const int64_t floats : gradientBuckets(e.graph.layer_params, config_.bucket_bytes)) {
+            last = collective_->allReduceSeconds(static_cast<uint64_t>(floats) * 4u);
+            v.comm_s += last;
+        }
         // Overlapped, the exchange hides behind backward, except for the last bucket (the first
         // layers' gradients), which can only start once backward is done.
-        const double last = rest >= 1.0 ? restSeconds : perBucket;
         v.exposed_comm_s = config_.overlap ? std::max(last, v.comm_s - v.backward_s) : v.comm_s;
+        // After the update the replicas agree on the step's loss and records (and on whether to
+        // stop): a small all-reduce of kRecordFloats per replica, never hidden.
+        const double records = collective_->allReduceSeconds(
+            static_cast<uint64_t>(kRecordFloats) * static_cast<uint64_t>(config_.replicas) * 4u);
+        v.comm_s += records;
+        v.exposed_comm_s += records;
     }
     const double device = v.forward_s + v.backward_s + v.optimizer_s + v.exposed_comm_s + v.overhead_s;
     v.input_s = config_.infeed_prefetch ? std::max(0.0, config_.infeed_seconds_per_batch - device)

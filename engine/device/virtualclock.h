@@ -26,7 +26,7 @@ struct VirtualClockConfig {
     Precision precision = Precision::Fp32;
     int replicas = 1;                 // data-parallel replicas; each gets global batch / replicas
     std::optional<Topology> topology; // how the replicas exchange gradients (none for one replica)
-    double bucket_bytes = 0.0;        // gradients are all-reduced in buckets of at least this (0: one)
+    double bucket_bytes = 0.0;        // gradients are all-reduced in buckets of at least this (0: one per layer)
     bool overlap = true;              // buckets go while backward goes on
     // The host input pipeline's time to make one global batch, measured on this host (the infeed).
     // With prefetch the device waits only for what exceeds its own step; without, for all of it.
@@ -35,6 +35,15 @@ struct VirtualClockConfig {
 };
 
 // What one step of a batch size costs, part by part (virtual seconds).
+// The gradient buckets, in floats, that the engine's exchange forms from layers' parameter counts
+// given last layer first (OpGraph::layer_params): a bucket closes once it holds at least
+// `bucketBytes` (0: one bucket per layer), as GradientSync::plan closes them.
+std::vector<int64_t> gradientBuckets(const std::vector<int64_t>& layerParams, double bucketBytes);
+
+// Floats each replica contributes to the all-reduce that ends a synchronous step: its samples,
+// times, loss and stop flag (MultiWorkerStrategy's record exchange).
+constexpr int64_t kRecordFloats = 10;
+
 struct VirtualStep {
     double input_s = 0.0;
     double forward_s = 0.0;

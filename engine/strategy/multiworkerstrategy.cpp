@@ -1,6 +1,7 @@
 #include "engine/strategy/multiworkerstrategy.h"
 
 #include "engine/profile/instrument.h"
+#include "engine/device/virtualclock.h"
 
 #include <algorithm>
 #include <string>
@@ -13,6 +14,7 @@ namespace trainbench::engine {
 namespace {
 // samples, compute, comm, wait, loss x rows, stop, forward, backward, optimizer, exposed comm
 constexpr size_t kFields = 10;
+static_assert(kFields == static_cast<size_t>(kRecordFloats), "the emulator charges this exchange by its size");
 }
 
 MultiWorkerStrategy::MultiWorkerStrategy(std::unique_ptr<Collective> collective, int threads, const ModelSpec& spec,

@@ -9,6 +9,11 @@
 #include <thread>
 #include <vector>
 
+#include "engine/device/cpudevice.h"
+#include "engine/device/opgraph.h"
+#include "engine/device/virtualclock.h"
+#include "engine/model/model.h"
+#include "engine/model/modelspec.h"
 #include "engine/strategy/gradientsync.h"
 #include "engine/strategy/sharedmemorycollective.h"
 #include "engine/util/rng.h"
@@ -125,6 +130,29 @@ TEST(GradientSync, PlanGroupsAdjacentSpansIntoBuckets) {
     EXPECT_EQ(plan[0].offset, 0);
     EXPECT_EQ(plan[0].count, 1110);
     EXPECT_THROW(GradientSync::plan({{1100, 10}, {0, 100}}, 0), std::invalid_argument);
+}
+
+// The emulator's virtual clock charges the buckets the real exchange forms: the same buckets from the
+// op graph's layer sizes as GradientSync::plan from a real model's spans, for W1 and W2 at every
+// bucket size from one per layer to one in all.
+TEST(GradientSync, EmulatorFormsTheSameBucketsFromTheOpGraph) {
+    for (const char* preset : {"mlp", "cnn"}) {
+        ModelSpec spec;
+        spec.preset = preset;
+        spec.layers = presetLayers(preset);
+        const Dims sample{1, 28, 28};
+        CpuDevice device(1);
+        const Model model(spec, sample, 10, device, 1);
+        OptimizerConfig oc;
+        const OpGraph graph = trainingStepGraph(spec, sample, 10, 8, oc);
+        for (const double mib : {0.0, 0.01, 0.1, 0.5, 1.0, 25.0}) {
+            SCOPED_TRACE(std::string(preset) + ", buckets of " + std::to_string(mib) + " MiB");
+            const auto plan = GradientSync::plan(model.gradientSpans(), static_cast<size_t>(mib * 1024 * 1024));
+            const std::vector<int64_t> emulated = gradientBuckets(graph.layer_params, mib * 1024 * 1024);
+            ASSERT_EQ(emulated.size(), plan.size());
+            for (size_t b = 0; b < plan.size(); ++b) EXPECT_EQ(emulated[b], plan[b].count) << "bucket " << b;
+        }
+    }
 }
 
 // Layer sizes as backward reports them, the matrix of ranks x bucket sizes x overlap: every rank
