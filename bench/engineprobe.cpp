@@ -320,9 +320,9 @@ int main(int argc, char** argv) {
     std::string hostWorkload = "both";
     auto* hm = app.add_subcommand("host-model", "emulator as this host (cpu-host) vs real single/mirrored/multi_worker runs");
     hm->add_option("--workload", hostWorkload, "w1, w2 or both")->check(CLI::IsMember({"w1", "w2", "both"}));
-    hm->add_option("-r,--rounds", hostModel.rounds, "real runs per configuration (default 3)");
+    hm->add_option("-r,--rounds", hostModel.rounds, "calibration + real run pairs per configuration (default 5)");
     hm->add_option("-s,--steps", hostModel.steps, "steps per real run (default 200)");
-    hm->add_option("--db", hostModel.db, "run store (default: a fresh one, so the host is calibrated afresh)");
+    hm->add_option("--db", hostModel.db, "run store for the real runs (default: a fresh one; calibrations go to fresh stores beside it)");
     hm->add_option("--cli", hostModel.cli, "trainbench-cli to run (default: the one built with this tool)");
     CLI11_PARSE(app, argc, argv);
     if (*hm) {

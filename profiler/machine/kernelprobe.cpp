@@ -68,7 +68,8 @@ constexpr int kWarmupSteps = 2;
 constexpr int kTimedSteps = 9;
 constexpr int64_t kClasses = 10;
 
-void runProbe(const Probe& probe, int threads, std::vector<KernelSample>& out) {
+// `together`: the copies of the probe running side by side, met before every step as replicas meet.
+void runProbe(const Probe& probe, int threads, std::barrier<>& together, std::vector<KernelSample>& out) {
     engine::ModelSpec spec;
     spec.layers = probe.layers;
     engine::OptimizerConfig oc;
@@ -91,6 +92,7 @@ void runProbe(const Probe& probe, int threads, std::vector<KernelSample>& out) {
     std::vector<float> batch(x.size());
 
     auto step = [&](int64_t s) {
+        together.arrive_and_wait();
         std::copy(x.begin(), x.end(), batch.begin());  // the step may overwrite its input
         strategy.step(engine::BatchView{batch.data(), y.data(), probe.batch}, s, static_cast<uint64_t>(s), {});
     };
@@ -127,15 +129,12 @@ void runProbe(const Probe& probe, int threads, std::vector<KernelSample>& out) {
 std::vector<KernelSample> probeKernels(int threads, int replicas) {
     replicas = std::max(1, replicas);
     std::vector<std::vector<KernelSample>> out(static_cast<size_t>(replicas));
-    std::barrier together(replicas);  // every copy starts each probe with the others
+    std::barrier together(replicas);  // every copy starts each step with the others
     std::exception_ptr error;
     std::mutex errorMutex;
     auto copy = [&](int r) {
         try {
-            for (const Probe& p : probes()) {
-                together.arrive_and_wait();
-                runProbe(p, threads, out[static_cast<size_t>(r)]);
-            }
+            for (const Probe& p : probes()) runProbe(p, threads, together, out[static_cast<size_t>(r)]);
         } catch (...) {
             together.arrive_and_drop();  // the other copies must not wait for this one at the next probe
             const std::lock_guard lock(errorMutex);

@@ -19,7 +19,8 @@ struct KernelSample {
 // Runs the probes with `threads` compute threads (binding the calling thread's OpenMP budget, as
 // measureRoofs does), `replicas` copies at once on threads of their own, as mirrored replicas or
 // the workers of a job share this host: their kernels then run at the rate they get side by side
-// (shared cores, caches and memory). The samples are the first copy's. Takes about a second per
+// (shared cores, caches and memory); the copies meet before every step, as replicas do. The
+// samples are the first copy's. Takes about a second per
 // copy; anything else running slows the samples down.
 std::vector<KernelSample> probeKernels(int threads, int replicas = 1);
 
