@@ -16,6 +16,7 @@
 #include "app/cli/storeaccess.h"
 #include "app/cli/texttable.h"
 #include "app/run/progressprinter.h"
+#include "profiler/analysis/quantities.h"
 #include "profiler/store/runstore.h"
 #include "profiler/store/storeerror.h"
 
@@ -222,6 +223,19 @@ int showCommand(const std::string& db, const std::string& run) {
                         r->time_to_target ? secs(r->time_to_target).c_str() : "not reached",
                         r->step_at_target ? (" (step " + std::to_string(*r->step_at_target) + ")").c_str() : "");
         std::printf("  training time   %s, evaluation %s\n", secs(r->train_seconds).c_str(), secs(r->eval_seconds).c_str());
+        if (r->clock == "virtual")
+            std::printf("  clock           virtual: %s on %s device(s); this host took %s\n",
+                        r->device_type.value_or("-").c_str(), num(r->device_count).c_str(), secs(r->host_seconds).c_str());
+        if (r->cost)
+            std::printf("  cost            %s (%s device(s) at $%.2f/h%s)\n", profiler::formatMoney(*r->cost).c_str(),
+                        num(r->device_count).c_str(),
+                        r->price_per_device_hour.value_or(0.0),
+                        r->host_price_per_hour && *r->host_price_per_hour > 0
+                            ? fmt(" + host at $%.2f/h", *r->host_price_per_hour).c_str()
+                            : "");
+        if (r->warm_start_run)
+            std::printf("  warm start      from run %lld (trainbench-cli show %lld)\n",
+                        static_cast<long long>(*r->warm_start_run), static_cast<long long>(*r->warm_start_run));
         std::printf("  throughput      %s samples/s\n", rate(r->throughput).c_str());
         if (r->input_seconds && r->train_seconds && *r->train_seconds > 0)
             std::printf("  input wait      %s (%.1f %% of training time)\n", secs(r->input_seconds).c_str(),

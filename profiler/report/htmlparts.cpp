@@ -1,6 +1,7 @@
 // The report's page skeleton: header, the runs side by side, then comparison and one section per run.
 #include "profiler/report/htmlparts.h"
 
+#include "profiler/analysis/quantities.h"
 #include "profiler/report/reportformat.h"
 #include "profiler/report/svgcanvas.h"
 #include "profiler/store/runstatus.h"
@@ -103,6 +104,15 @@ std::string overview(const ReportData& data) {
         {"throughput (samples/s)", [](const RunRow& r) { return number(r.throughput ? fmtRate(*r.throughput) : kNotRecorded); }},
         {"training time", [](const RunRow& r) { return number(optSeconds(r.train_seconds)); }},
         {"evaluation time", [](const RunRow& r) { return number(optSeconds(r.eval_seconds)); }},
+        {"clock", [](const RunRow& r) {
+             return text(r.clock == "virtual" ? "virtual (" + optText(r.device_type) + "; this host took " +
+                                                    optSeconds(r.host_seconds) + ")"
+                                              : "wall");
+         }},
+        {"cost", [](const RunRow& r) { return number(r.cost ? formatMoney(*r.cost) : kNotRecorded); }},
+        {"warm start from run", [](const RunRow& r) {
+             return r.warm_start_run ? number(opt(r.warm_start_run)) : text("none (trained from scratch)");
+         }},
         {"verdict", [](const RunRow& r) { return text(optText(r.verdict)); }},
         {"experiment file", [](const RunRow& r) { return text(optText(r.experiment_file)); }},
     };

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "profiler/analysis/quantities.h"
 #include "profiler/store/runstore.h"
 #include "tests/integration/clirunner.h"
 #include "tests/integration/emulatedruns.h"
@@ -101,6 +102,14 @@ TEST(CliEmulatedJobs, MultiWorkerOnGpusTrainsTheCpuJobsNumbersAndChargesARingOve
     const double billed = gpus.row.train_seconds.value_or(0) + gpus.row.eval_seconds.value_or(0);
     EXPECT_NEAR(*gpus.row.cost, 2 * 3.06 * billed / 3600.0, 1e-12);
     EXPECT_NEAR(gpus.row.train_seconds.value_or(0), 8 * gpus.steps.front().step_seconds, 1e-12);
+    // `show` tells the clock and the bill; a CPU run has neither line.
+    const auto shown = runCli({"show", "gpus", "--db", db}, tmp.path);
+    EXPECT_NE(shown.out.find("clock           virtual: v100-sxm2-16gb on 2 device(s)"), std::string::npos) << shown.out;
+    EXPECT_NE(shown.out.find("cost            " + profiler::formatMoney(*gpus.row.cost) + " (2 device(s) at $3.06/h)"),
+              std::string::npos)
+        << shown.out;
+    const auto cpuShown = runCli({"show", "cpu", "--db", db}, tmp.path);
+    EXPECT_EQ(cpuShown.out.find("clock "), std::string::npos) << cpuShown.out;
 }
 
 TEST(CliEmulatedJobs, ParameterServerStepsFollowTheNetworkFormulaAndFlagSlowServers) {

@@ -110,6 +110,9 @@ TEST_F(CliWarmStart, StartsWhereTheSourceEndedFarAheadOfTheSameRunFromScratch) {
 
     EXPECT_EQ(warm.row.warm_start_run, source_->row.id.value);
     EXPECT_EQ(scratch.row.warm_start_run, std::nullopt);
+    const auto shown = runCli({"show", "warm", "--db", db_}, dir_->path);
+    EXPECT_NE(shown.out.find("warm start      from run " + sourceId()), std::string::npos) << shown.out;
+    EXPECT_EQ(runCli({"show", "scratch", "--db", db_}, dir_->path).out.find("warm start"), std::string::npos);
     EXPECT_EQ(warm.attributes["warm_start.checkpoint"], source_->attributes["checkpoint.path"]);
     EXPECT_EQ(warm.attributes["warm_start.step"], "32") << "checkpoint_at_end saved after the last step";
     EXPECT_EQ(warm.attributes["warm_start.optimizer"], "fresh");

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -30,6 +31,7 @@ struct RunFixture {
     bool classified = true;     // save a verdict, op stats and memory attributes
     RunStatus status = RunStatus::Completed;
     std::string message;        // for a failed run
+    std::optional<double> pricePerHour;  // one device at this price: the run gets a cost when it ends
 };
 
 inline engine::StepRecord fixtureStep(int64_t step, int64_t replicas) {
@@ -82,6 +84,10 @@ inline RunId recordFixtureRun(const std::string& db, const RunFixture& f) {
     spec.dataset = "fashion-mnist";
     spec.model = "mlp";
     spec.target_accuracy = 0.85;
+    if (f.pricePerHour) {
+        spec.device_count = 1;
+        spec.price_per_device_hour = f.pricePerHour;
+    }
     RunId id;
     {
         RunWriter w(db, spec);

@@ -6,6 +6,7 @@
 #include <regex>
 #include <set>
 
+#include "profiler/analysis/quantities.h"
 #include "profiler/report/reportcharts.h"
 #include "profiler/report/report.h"
 #include "tests/report/reportfixture.h"
@@ -166,7 +167,22 @@ TEST_F(ReportHtml, WhatIsNotRecordedSaysSo) {
     EXPECT_TRUE(has(between(html, ">Top ops by time</h3>", "<h3"), "not recorded"));
     EXPECT_TRUE(has(between(html, ">Memory</h3>", "<h3"), "not recorded"));
     EXPECT_TRUE(has(html, "<td>not recorded</td>"));  // verdict column, host-less fields
-    EXPECT_FALSE(has(html, "cost"));                   // the store has no cost column: no made-up cost
+    // No price, no cost: the row says so rather than showing $0.
+    EXPECT_TRUE(has(between(html, "<b>cost</b>", "</tr>"), "not recorded"));
+    EXPECT_FALSE(has(html, "$"));
+}
+
+TEST_F(ReportHtml, SummaryShowsTheClockAndTheCostTheStoreHolds) {
+    RunFixture f;
+    f.pricePerHour = 2.0;
+    const RunId id = recordFixtureRun(db, f);
+    RunStore store = RunStore::open(db);
+    const auto row = store.run(id);
+    ASSERT_TRUE(row && row->cost) << "a priced run is billed when it ends";
+    const std::string html = renderHtml(collectReport(store, {id}));
+    EXPECT_TRUE(has(between(html, "<b>cost</b>", "</tr>"), formatMoney(*row->cost))) << formatMoney(*row->cost);
+    EXPECT_TRUE(has(between(html, "<b>clock</b>", "</tr>"), "wall"));
+    EXPECT_TRUE(has(between(html, "<b>warm start from run</b>", "</tr>"), "none (trained from scratch)"));
 }
 
 TEST_F(ReportHtml, UnknownRunIsAnErrorNamingIt) {
