@@ -1,7 +1,5 @@
 #include "profiler/machine/hostmodel.h"
 
-#include <sqlite3.h>
-
 #include <algorithm>
 #include <chrono>
 #include <exception>
@@ -17,6 +15,7 @@
 #include "engine/strategy/gloocollective.h"
 #include "engine/strategy/sharedmemorycollective.h"
 #include "engine/strategy/storeserver.h"
+#include "profiler/machine/cachestore.h"
 #include "profiler/machine/calibration.h"
 #include "profiler/machine/calibrationlock.h"
 #include "profiler/machine/kernelfit.h"
@@ -231,17 +230,13 @@ HostModel hostModelFor(const std::string& storePath, int threads, int replicas, 
 
 HostModel hostModelFor(const std::string& storePath, int threads, int replicas, bool remeasure,
                        const HostModelMeasurer& measure) {
-    if (storePath.empty()) throw StoreError("run store path is empty");
+    CacheStore store(storePath);
     threads = resolveThreads(threads);
     replicas = std::max(1, replicas);
     const std::string host = currentHost();
-    Database db(storePath, Database::Access::ReadWrite);
-    const bool fileWritable = sqlite3_db_readonly(db.handle(), "main") == 0;
-    const SchemaState schema = Schema::prepare(db, fileWritable);
-    const bool writable = !schema.readOnly;
     auto lookup = [&]() -> std::optional<HostModel> {
-        if (remeasure || schema.version < kHostModelsSchemaVersion) return std::nullopt;
-        return cachedModel(db, host, threads, replicas);
+        if (remeasure || !store.has(kHostModelsSchemaVersion)) return std::nullopt;
+        return cachedModel(store.db, host, threads, replicas);
     };
     if (auto cached = lookup()) return *cached;
     const CalibrationLock lock;  // one measurement at a time on this host, as for the roofs
@@ -250,7 +245,7 @@ HostModel hostModelFor(const std::string& storePath, int threads, int replicas, 
     m.host = host;  // keyed by what was asked for, whatever the measurer filled in
     m.threads = threads;
     m.replicas = replicas;
-    if (writable && schema.version >= kHostModelsSchemaVersion) saveModel(db, m);
+    if (store.canSave(kHostModelsSchemaVersion)) saveModel(store.db, m);
     return m;
 }
 

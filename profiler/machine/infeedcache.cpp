@@ -1,7 +1,6 @@
 #include "profiler/machine/infeedcache.h"
 
-#include <sqlite3.h>
-
+#include "profiler/machine/cachestore.h"
 #include "profiler/machine/calibration.h"
 #include "profiler/store/database.h"
 #include "profiler/store/schema.h"
@@ -16,14 +15,10 @@ constexpr int kInfeedSchemaVersion = 7;  // 0007_host_models.sql
 
 InfeedRate infeedRateFor(const std::string& storePath, const std::string& pipeline, int64_t globalBatch,
                          const std::function<double()>& measure) {
-    if (storePath.empty()) throw StoreError("run store path is empty");
+    CacheStore store(storePath);
     const std::string host = currentHost();
-    Database db(storePath, Database::Access::ReadWrite);
-    const bool fileWritable = sqlite3_db_readonly(db.handle(), "main") == 0;
-    const SchemaState schema = Schema::prepare(db, fileWritable);
-    const bool usable = schema.version >= kInfeedSchemaVersion;
-    if (usable) {
-        Statement& q = db.cached(
+    if (store.has(kInfeedSchemaVersion)) {
+        Statement& q = store.db.cached(
             "SELECT seconds_per_batch, measured_at FROM infeed_rates WHERE host = ?1 AND pipeline = ?2 AND "
             "global_batch = ?3");
         Statement::ResetGuard guard(q);
@@ -31,9 +26,9 @@ InfeedRate infeedRateFor(const std::string& storePath, const std::string& pipeli
         if (q.step()) return {q.columnDouble(0), q.columnText(1), true};
     }
     InfeedRate rate{measure(), utcNow(), false};
-    if (usable && !schema.readOnly) {
-        Transaction transaction(db);
-        Statement& insert = db.cached(
+    if (store.canSave(kInfeedSchemaVersion)) {
+        Transaction transaction(store.db);
+        Statement& insert = store.db.cached(
             "INSERT OR REPLACE INTO infeed_rates (host, pipeline, global_batch, seconds_per_batch, measured_at) "
             "VALUES (?1, ?2, ?3, ?4, ?5)");
         insert.bindText(1, std::string_view(host))

@@ -1,10 +1,9 @@
 #include "profiler/machine/machinecache.h"
 
-#include <sqlite3.h>
-
 #include <cmath>
 #include <stdexcept>
 
+#include "profiler/machine/cachestore.h"
 #include "profiler/machine/calibration.h"
 #include "profiler/machine/calibrationlock.h"
 #include "profiler/store/database.h"
@@ -71,23 +70,17 @@ MachineRoofs roofsFor(const std::string& storePath, int threads, bool remeasure)
 
 MachineRoofs roofsFor(const std::string& storePath, int threads, bool remeasure,
                       const RoofsMeasurer& measure) {
-    if (storePath.empty()) throw StoreError("run store path is empty");
+    CacheStore store(storePath);
     threads = resolveThreads(threads);
     const std::string host = currentHost();
 
-    Database db(storePath, Database::Access::ReadWrite);
-    // SQLite quietly opens a write-protected file read-only even when asked for read-write.
-    const bool fileWritable = sqlite3_db_readonly(db.handle(), "main") == 0;
-    const SchemaState schema = Schema::prepare(db, fileWritable);
-    const bool writable = !schema.readOnly;
-
     auto lookup = [&]() -> std::optional<MachineRoofs> {
-        if (schema.version < kMachinesSchemaVersion) return std::nullopt;
+        if (!store.has(kMachinesSchemaVersion)) return std::nullopt;
         try {
-            return cachedRoofs(db, host, threads);
+            return cachedRoofs(store.db, host, threads);
         } catch (const StoreError&) {
             // A newer schema may have reshaped the table: measure rather than fail the run.
-            if (writable) throw;
+            if (!store.schema.readOnly) throw;
             return std::nullopt;
         }
     };
@@ -104,7 +97,7 @@ MachineRoofs roofsFor(const std::string& storePath, int threads, bool remeasure,
     // The row is keyed by what was asked for, whatever the measurer filled in.
     roofs.host = host;
     roofs.threads = threads;
-    if (writable) saveRoofs(db, roofs);
+    if (store.canSave(kMachinesSchemaVersion)) saveRoofs(store.db, roofs);
     return roofs;
 }
 
