@@ -1,26 +1,8 @@
 #include "app/run/emulatedparameterservers.h"
 
-#include <charconv>
-#include <cstdio>
+#include "app/run/numbertext.h"
 
 namespace trainbench::app {
-
-namespace {
-
-std::string millis(double s) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3g ms", s * 1e3);
-    return buf;
-}
-
-// 0.5, not 0.500000 (and every digit a double needs).
-std::string shortNumber(double v) {
-    char buf[32];
-    const auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
-    return std::string(buf, end);
-}
-
-}  // namespace
 
 std::unique_ptr<engine::ParameterServerClock> emulateParameterServers(const Experiment& x, const DevicePlan& plan,
                                                                       int64_t workerBatch, const engine::Dims& shape,

@@ -1,0 +1,108 @@
+#include "app/run/emulatedrun.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "app/run/numbertext.h"
+#include "engine/data/pipeline/datasource.h"
+#include "engine/device/opgraph.h"
+#include "profiler/machine/infeedcache.h"
+
+namespace trainbench::app {
+
+namespace {
+
+// The host's time to make one global batch with a pipeline of its own.
+double measureInfeed(const Experiment& x, int64_t globalBatch) {
+    engine::TrainingData probe = engine::openTrainingData(x.data, globalBatch, x.train.seed);
+    probe.train->startEpoch(0);
+    // The median of 30 batches after 2 of warm-up: a batch delayed by another process on the host
+    // (an OpenMP region waiting for a descheduled thread) does not become the rate.
+    std::vector<double> seconds;
+    for (int i = 0; i < 32; ++i) {
+        const auto t = std::chrono::steady_clock::now();
+        if (probe.train->next().count == 0) break;
+        if (i >= 2) seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count());
+    }
+    if (seconds.empty()) return 0.0;
+    std::sort(seconds.begin(), seconds.end());
+    return seconds[seconds.size() / 2];
+}
+
+}  // namespace
+
+profiler::InfeedRate infeedOf(const Experiment& x, int64_t globalBatch, const std::string& dbPath) {
+    if (x.device.infeed_seconds_per_batch > 0) return {x.device.infeed_seconds_per_batch, "", false};
+    const std::string pipeline = x.resolved.contains("data") ? x.resolved["data"].dump() : std::string("{}");
+    return profiler::infeedRateFor(dbPath, pipeline, globalBatch, [&] { return measureInfeed(x, globalBatch); });
+}
+
+engine::MemoryCheck fitOnDevice(const Experiment& x, const DevicePlan& plan, int64_t globalBatch,
+                                const engine::Dims& shape, int64_t classes) {
+    engine::OpGraph graph = engine::trainingStepGraph(x.model, shape, classes, plan.replicaBatch(globalBatch), x.optimizer);
+    if (plan.parameter_servers > 0) graph.optimizer_bytes = 0.0;  // the optimizer state is on the servers
+    engine::MemoryCheck memory = engine::checkMemory(graph, plan.spec, plan.precision);
+    if (!memory.fits) throw std::runtime_error(memory.message);
+    return memory;
+}
+
+std::unique_ptr<engine::VirtualClock> emulate(const Experiment& x, const DevicePlan& plan, int64_t globalBatch,
+                                              const engine::Dims& shape, int64_t classes,
+                                              const engine::MemoryCheck& memory,
+                                              const std::function<void(const std::string&)>& say,
+                                              profiler::RunWriter* writer, const std::string& dbPath) {
+    const int64_t perReplica = engine::replicaBatch(globalBatch, plan.replicas);
+    // multi_worker: each worker's host feeds its own device its share.
+    const profiler::InfeedRate rate = infeedOf(x, plan.network ? perReplica : globalBatch, dbPath);
+    const double infeed = rate.seconds_per_batch;
+    const std::string infeedSource = x.device.infeed_seconds_per_batch > 0 ? "pinned (device.infeed_seconds_per_batch)"
+                                     : rate.cached ? "this host's rate measured " + rate.measured_at
+                                                   : "measured now on this host";
+    auto clock = std::make_unique<engine::VirtualClock>(virtualClockConfig(plan, x, infeed), x.model, shape, classes,
+                                                        x.optimizer);
+    const engine::VirtualStep& v = clock->stepCost(globalBatch);
+    say("emulating " + plan.devices + " (" + std::to_string(plan.replicas) + " replica" +
+        (plan.replicas == 1 ? "" : "s") + " of " + plan.spec.replicaLabel() + ", " +
+        engine::precisionName(plan.precision) + ", batch " + std::to_string(perReplica) + " each" +
+        (plan.network ? ", one per host, " + shortNumber(x.device.network_gbps) + " Gbit/s links" : "") + "): a step takes " +
+        millis(v.seconds()) + " virtual (forward " + millis(v.forward_s) + ", backward " + millis(v.backward_s) +
+        ", optimizer " + millis(v.optimizer_s) + ", exchange of gradients and records " + millis(v.comm_s) + " of which exposed " +
+        millis(v.exposed_comm_s) + ", overhead " + millis(v.overhead_s) + ", input wait " + millis(v.input_s) +
+        "; the host makes a batch in " + millis(infeed) + ", " + infeedSource + ")");
+    if (plan.spec.kind == engine::DeviceKind::Tpu && v.matrix_utilisation < 0.5)
+        say("note: the MXUs are " + std::to_string(static_cast<int>(std::lround(v.matrix_utilisation * 100))) + " % utilised: matrix dimensions are padded "
+            "to multiples of 128 (feature sizes) and 8 (batch); sizes that are multiples of 128 waste less");
+    if (memory.near_capacity) say("note: " + memory.message);
+    if (writer)
+        writer->attributes({{"virtual.device", plan.spec.id},
+                            {"virtual.replicas", std::to_string(plan.replicas)},
+                            {"virtual.precision", engine::precisionName(plan.precision)},
+                            {"virtual.topology", plan.topology ? plan.topology->describe() : "none"},
+                            {"virtual.infeed_seconds_per_batch", shortNumber(infeed)},
+                            {"virtual.infeed_source", infeedSource},
+                            {"virtual.step_seconds", shortNumber(v.seconds())},
+                            {"virtual.matrix_utilisation", shortNumber(v.matrix_utilisation)},
+                            {"virtual.memory_fraction", shortNumber(memory.fraction)}});
+    if (writer && plan.network)
+        writer->attributes({{"virtual.network_gbps", shortNumber(x.device.network_gbps)},
+                            {"virtual.network_latency_us", shortNumber(x.device.network_latency_us)}});
+    return clock;
+}
+
+RunProfiler::Emulation emulationProfile(engine::VirtualClock& clock, const DevicePlan& plan, int64_t globalBatch,
+                                        const engine::MemoryCheck& memory) {
+    RunProfiler::Emulation e;
+    e.timing = clock.replicaTiming(globalBatch);
+    e.graph = clock.replicaGraph(globalBatch);
+    e.activation_bytes = memory.activation_bytes;
+    e.replica_memory_bytes = plan.replica_memory_bytes;
+    e.replica_label = plan.spec.replicaLabel();
+    e.peak_gflops = plan.spec.replicaMatrixFlops(plan.precision) * 1e-9;
+    e.bandwidth_gbs = plan.spec.replicaBandwidthBytesPerS() * 1e-9;
+    return e;
+}
+
+}  // namespace trainbench::app
