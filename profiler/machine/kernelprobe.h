@@ -13,7 +13,7 @@ namespace trainbench::profiler {
 // One op of a probe step: its description by shapes and its measured time per call.
 struct KernelSample {
     engine::OpDesc op;
-    double seconds = 0.0;  // per call, the best of the probe steps
+    double seconds = 0.0;  // per call, the median of the probe steps
 };
 
 // Runs the probes with `threads` compute threads (binding the calling thread's OpenMP budget, as
