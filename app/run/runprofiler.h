@@ -54,7 +54,7 @@ private:
 public:
 
     // After training, once this process's part in a job is over: the roofs, cached, else measured
-    // now. Not before the first step: a job's other ranks would wait for this one in their first
+    // now; measured again when an op of this run outran the cached peak by 10 % or more. Not before the first step: a job's other ranks would wait for this one in their first
     // all-reduce, under the job's timeout, while it measures for seconds on a loaded machine.
     void calibrate() const;
 
@@ -71,6 +71,9 @@ private:
     profiler::MemoryFootprint footprint_;
     std::optional<Emulation> emulation_;
     int64_t emulatedSteps_ = 0;
+    double fastestOpGFlops_ = 0.0;  // of the run's op kinds (finish())
+    // calibrate() measures the roofs again when an op ran this much faster than the cached peak.
+    static constexpr double kStaleRoof = 1.1;
     std::unique_ptr<profiler::MemoryWatch> watch_;
     profiler::PerfCounters counters_;
     bool started_ = false;

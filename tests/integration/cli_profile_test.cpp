@@ -2,6 +2,7 @@
 // with FLOPs and bytes from the shapes, the machine's roofs, its memory footprint, hardware counters
 // (or why not) and a verdict; `profile` shows them; `--trace` writes a Chrome trace of the window.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <cmath>
 #include <fstream>
@@ -114,6 +115,55 @@ TEST(CliProfile, ARunRecordsItsBreakdownOpsRoofsMemoryAndVerdict) {
     for (const char* part : {"step time", "forward", "ops (roofs at 1 thread(s)", "inner_product_forward", "memory",
                              "verdict: ", "hardware counters"})
         EXPECT_NE(profile.out.find(part), std::string::npos) << part << " missing in:\n" << profile.out;
+}
+
+// The roofs are cached per host and thread count. When a run's ops outrun the cached peak (the
+// machine was loaded when it was measured, or a VM got faster), they are measured again before the
+// run is classified, so that no verdict reads "at 300 % of peak".
+TEST(CliProfile, RoofsThatARunOutranAreMeasuredAgain) {
+    TempDir tmp;
+    const std::string db = (tmp.path / "runs.db").string();
+    const std::string x = writeExperiment(tmp.path, "w1", 128, 40, "", /*evalEvery=*/0);
+    ASSERT_EQ(runCli({"run", x, "--db", db, "-q", "--set", "train.threads=1"}, tmp.path).exitCode, 0);
+    auto exec = [&](const std::string& sql) {
+        sqlite3* h = nullptr;
+        ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+        ASSERT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(h);
+        sqlite3_close(h);
+    };
+    auto peak = [&]() {
+        sqlite3* h = nullptr;
+        sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr);
+        sqlite3_stmt* q = nullptr;
+        sqlite3_prepare_v2(h, "SELECT peak_gflops, measured_at FROM machines WHERE threads = 1", -1, &q, nullptr);
+        std::pair<double, std::string> out{0.0, ""};
+        if (sqlite3_step(q) == SQLITE_ROW)
+            out = {sqlite3_column_double(q, 0), reinterpret_cast<const char*>(sqlite3_column_text(q, 1))};
+        sqlite3_finalize(q);
+        sqlite3_close(h);
+        return out;
+    };
+    const auto measured = peak();
+    ASSERT_GT(measured.first, 1.0) << "the first run measured the roofs";
+    // An old measurement far below what a matrix product runs at here.
+    exec("UPDATE machines SET peak_gflops = 1, measured_at = '2020-01-01T00:00:00.000Z' WHERE threads = 1");
+
+    auto second = runCli({"run", x, "--db", db, "--set", "train.threads=1", "--set", "name=again"}, tmp.path);
+    ASSERT_EQ(second.exitCode, 0) << second.err << second.out;
+    const std::string said = second.out + second.err;
+    EXPECT_NE(said.find("above the peak of 1 GFLOP/s measured 2020-01-01T00:00:00.000Z: measuring the roofs again"),
+              std::string::npos)
+        << said;
+    const auto now = peak();
+    EXPECT_GT(now.first, 1.0);
+    EXPECT_NE(now.second, "2020-01-01T00:00:00.000Z");
+
+    // A cached peak the run did not outrun is kept as it is.
+    exec("UPDATE machines SET peak_gflops = 100000 WHERE threads = 1");
+    auto third = runCli({"run", x, "--db", db, "--set", "train.threads=1", "--set", "name=third"}, tmp.path);
+    ASSERT_EQ(third.exitCode, 0);
+    EXPECT_EQ((third.out + third.err).find("measuring the roofs again"), std::string::npos);
+    EXPECT_EQ(peak().first, 100000.0);
 }
 
 TEST(CliProfile, ADeviceMemoryLimitIsTheFootprintsYardstick) {
