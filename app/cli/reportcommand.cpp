@@ -1,6 +1,5 @@
 // `trainbench-cli report RUN... --html OUT | --pdf OUT`: the report the GUI exports, headless; with
 // --data-scaling, error against training examples and its power law as text or JSON.
-#include <charconv>
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
@@ -9,6 +8,7 @@
 #include "app/cli/exitcodes.h"
 #include "app/cli/storeaccess.h"
 #include "app/cli/texttable.h"
+#include "profiler/analysis/quantities.h"
 #include "profiler/compare/datascaling.h"
 #include "profiler/report/report.h"
 #include "profiler/store/storeerror.h"
@@ -16,11 +16,6 @@
 namespace trainbench::cli {
 
 namespace {
-
-std::string shortest(double v) {
-    char buf[32];
-    return std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
-}
 
 nlohmann::json toJson(const profiler::DataScaling& d) {
     nlohmann::json curves = nlohmann::json::array();
@@ -48,7 +43,7 @@ void printText(const profiler::DataScaling& d) {
         TextTable t({"data.fraction", "examples", "runs", std::string(profiler::metricName(d.metric)) + " (mean)", "lowest",
                      "highest"});
         for (const profiler::DataScalingPoint& p : c.points)
-            t.add({p.fraction ? shortest(*p.fraction) : "-", std::to_string(p.examples), std::to_string(p.runs.size()),
+            t.add({p.fraction ? profiler::shortestNumber(*p.fraction) : "-", std::to_string(p.examples), std::to_string(p.runs.size()),
                    value(p.mean), value(p.min), value(p.max)});
         t.print(stdout);
         if (c.fit) std::printf("power law: %s\n", profiler::describeFit(*c.fit, d.metric).c_str());

@@ -1,6 +1,7 @@
 #include "app/run/emulatedparameterservers.h"
 
 #include "app/run/numbertext.h"
+#include "profiler/analysis/quantities.h"
 
 namespace trainbench::app {
 
@@ -17,7 +18,7 @@ std::unique_ptr<engine::ParameterServerClock> emulateParameterServers(const Expe
     say("emulating " + plan.devices + " (" + std::to_string(w) + " worker" + (w == 1 ? "" : "s") + ", one " +
         plan.spec.replicaLabel() + " each on its own host, " + engine::precisionName(plan.precision) + ", batch " +
         std::to_string(workerBatch) + "; " + std::to_string(k) + " parameter server" + (k == 1 ? "" : "s") + "; " +
-        shortNumber(x.device.network_gbps) + " Gbit/s links): a worker's step takes " + millis(s.worker_s) +
+        profiler::shortestNumber(x.device.network_gbps) + " Gbit/s links): a worker's step takes " + millis(s.worker_s) +
         " virtual (pull " + millis(s.pull_s) + ", forward " + millis(s.forward_s) + ", backward " +
         millis(s.backward_s) + ", push " + millis(s.push_s) + ", update on the servers " + millis(s.update_s) +
         ", overhead " + millis(s.overhead_s) + ", input wait " + millis(s.input_s) + "); the job's step " +
@@ -38,16 +39,16 @@ std::unique_ptr<engine::ParameterServerClock> emulateParameterServers(const Expe
                             {"virtual.precision", engine::precisionName(plan.precision)},
                             {"virtual.topology", std::to_string(w) + " workers, " + std::to_string(k) +
                                                      " parameter server(s), one link per host"},
-                            {"virtual.network_gbps", shortNumber(x.device.network_gbps)},
-                            {"virtual.network_latency_us", shortNumber(x.device.network_latency_us)},
-                            {"virtual.ps_memory_gbs", shortNumber(x.device.ps_memory_gbs)},
-                            {"virtual.infeed_seconds_per_batch", shortNumber(infeed)},
-                            {"virtual.step_seconds", shortNumber(s.jobStep().seconds())},
-                            {"virtual.worker_step_seconds", shortNumber(s.worker_s)},
-                            {"virtual.round_seconds", shortNumber(s.round_s)},
+                            {"virtual.network_gbps", profiler::shortestNumber(x.device.network_gbps)},
+                            {"virtual.network_latency_us", profiler::shortestNumber(x.device.network_latency_us)},
+                            {"virtual.ps_memory_gbs", profiler::shortestNumber(x.device.ps_memory_gbs)},
+                            {"virtual.infeed_seconds_per_batch", profiler::shortestNumber(infeed)},
+                            {"virtual.step_seconds", profiler::shortestNumber(s.jobStep().seconds())},
+                            {"virtual.worker_step_seconds", profiler::shortestNumber(s.worker_s)},
+                            {"virtual.round_seconds", profiler::shortestNumber(s.round_s)},
                             {"virtual.ps_bound", engine::psBoundName(s.bound)},
-                            {"virtual.matrix_utilisation", shortNumber(s.matrix_utilisation)},
-                            {"virtual.memory_fraction", shortNumber(memory.fraction)}});
+                            {"virtual.matrix_utilisation", profiler::shortestNumber(s.matrix_utilisation)},
+                            {"virtual.memory_fraction", profiler::shortestNumber(memory.fraction)}});
     return clock;
 }
 

@@ -9,6 +9,7 @@
 #include "app/run/numbertext.h"
 #include "engine/data/pipeline/datasource.h"
 #include "engine/device/opgraph.h"
+#include "profiler/analysis/quantities.h"
 #include "profiler/machine/infeedcache.h"
 
 namespace trainbench::app {
@@ -67,7 +68,7 @@ std::unique_ptr<engine::VirtualClock> emulate(const Experiment& x, const DeviceP
     say("emulating " + plan.devices + " (" + std::to_string(plan.replicas) + " replica" +
         (plan.replicas == 1 ? "" : "s") + " of " + plan.spec.replicaLabel() + ", " +
         engine::precisionName(plan.precision) + ", batch " + std::to_string(perReplica) + " each" +
-        (plan.network ? ", one per host, " + shortNumber(x.device.network_gbps) + " Gbit/s links" : "") + "): a step takes " +
+        (plan.network ? ", one per host, " + profiler::shortestNumber(x.device.network_gbps) + " Gbit/s links" : "") + "): a step takes " +
         millis(v.seconds()) + " virtual (forward " + millis(v.forward_s) + ", backward " + millis(v.backward_s) +
         ", optimizer " + millis(v.optimizer_s) + ", exchange of gradients and records " + millis(v.comm_s) + " of which exposed " +
         millis(v.exposed_comm_s) + ", overhead " + millis(v.overhead_s) + ", input wait " + millis(v.input_s) +
@@ -81,14 +82,14 @@ std::unique_ptr<engine::VirtualClock> emulate(const Experiment& x, const DeviceP
                             {"virtual.replicas", std::to_string(plan.replicas)},
                             {"virtual.precision", engine::precisionName(plan.precision)},
                             {"virtual.topology", plan.topology ? plan.topology->describe() : "none"},
-                            {"virtual.infeed_seconds_per_batch", shortNumber(infeed)},
+                            {"virtual.infeed_seconds_per_batch", profiler::shortestNumber(infeed)},
                             {"virtual.infeed_source", infeedSource},
-                            {"virtual.step_seconds", shortNumber(v.seconds())},
-                            {"virtual.matrix_utilisation", shortNumber(v.matrix_utilisation)},
-                            {"virtual.memory_fraction", shortNumber(memory.fraction)}});
+                            {"virtual.step_seconds", profiler::shortestNumber(v.seconds())},
+                            {"virtual.matrix_utilisation", profiler::shortestNumber(v.matrix_utilisation)},
+                            {"virtual.memory_fraction", profiler::shortestNumber(memory.fraction)}});
     if (writer && plan.network)
-        writer->attributes({{"virtual.network_gbps", shortNumber(x.device.network_gbps)},
-                            {"virtual.network_latency_us", shortNumber(x.device.network_latency_us)}});
+        writer->attributes({{"virtual.network_gbps", profiler::shortestNumber(x.device.network_gbps)},
+                            {"virtual.network_latency_us", profiler::shortestNumber(x.device.network_latency_us)}});
     return clock;
 }
 

@@ -1,17 +1,9 @@
 #pragma once
-// Numbers as run messages and run_attributes show them.
-#include <charconv>
+// Times as run messages show them (numbers: profiler::shortestNumber).
 #include <cstdio>
 #include <string>
 
 namespace trainbench::app {
-
-// 1000 and 0.5, not 1000.000000 and 0.500000 (and every digit a double needs).
-inline std::string shortNumber(double v) {
-    char buf[32];
-    const auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
-    return std::string(buf, end);
-}
 
 // Seconds as milliseconds to three significant digits: "1.16 ms", "0.00571 ms".
 inline std::string millis(double s) {

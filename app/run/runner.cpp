@@ -35,6 +35,7 @@
 #include "app/run/numbertext.h"
 #include "app/run/runprofiler.h"
 #include "app/run/warmstartsource.h"
+#include "profiler/analysis/quantities.h"
 #include "profiler/store/runwriter.h"
 #include "profiler/trace/chrometrace.h"
 
@@ -163,15 +164,15 @@ std::vector<std::pair<std::string, std::string>> pipelineAttributes(const engine
         {"input.autotuned", c.autotuned ? "true" : "false"},
     };
     if (c.autotuned) {
-        a.emplace_back("input.autotune_seconds", shortNumber(std::round(c.autotune_seconds * 100) / 100));
+        a.emplace_back("input.autotune_seconds", profiler::shortestNumber(std::round(c.autotune_seconds * 100) / 100));
         a.emplace_back("input.autotune_trials", c.notes);
     }
     const engine::StorageConfig& s = d.storage->config();
     a.emplace_back("storage.preset", s.preset);
-    a.emplace_back("storage.bandwidth_mb_s", shortNumber(s.bandwidth_mb_s));
-    a.emplace_back("storage.stream_bandwidth_mb_s", shortNumber(s.stream_bandwidth_mb_s));
-    a.emplace_back("storage.open_latency_ms", shortNumber(s.open_latency_ms));
-    a.emplace_back("storage.request_latency_ms", shortNumber(s.request_latency_ms));
+    a.emplace_back("storage.bandwidth_mb_s", profiler::shortestNumber(s.bandwidth_mb_s));
+    a.emplace_back("storage.stream_bandwidth_mb_s", profiler::shortestNumber(s.stream_bandwidth_mb_s));
+    a.emplace_back("storage.open_latency_ms", profiler::shortestNumber(s.open_latency_ms));
+    a.emplace_back("storage.request_latency_ms", profiler::shortestNumber(s.request_latency_ms));
     return a;
 }
 
@@ -235,7 +236,7 @@ std::vector<std::pair<std::string, std::string>> parameterServerAttributes(const
     for (int64_t x : v) sum += static_cast<double>(x);
     return {{"ps.servers", std::to_string(servers)},
             {"ps.updates", std::to_string(v.size())},
-            {"ps.staleness_mean", shortNumber(v.empty() ? 0.0 : std::round(100 * sum / static_cast<double>(v.size())) / 100)},
+            {"ps.staleness_mean", profiler::shortestNumber(v.empty() ? 0.0 : std::round(100 * sum / static_cast<double>(v.size())) / 100)},
             {"ps.staleness_p50", std::to_string(at(0.5))},
             {"ps.staleness_p95", std::to_string(at(0.95))},
             {"ps.staleness_max", std::to_string(v.empty() ? 0 : v.back())},

@@ -54,8 +54,9 @@ private:
 public:
 
     // After training, once this process's part in a job is over: the roofs, cached, else measured
-    // now; measured again when an op of this run outran the cached peak by 10 % or more. Not before the first step: a job's other ranks would wait for this one in their first
-    // all-reduce, under the job's timeout, while it measures for seconds on a loaded machine.
+    // now; measured again when an op of this run outran the cached peak by 10 % or more. Not before
+    // the first step: a job's other ranks would wait for this one in their first all-reduce, under
+    // the job's timeout, while it measures for seconds on a loaded machine.
     void calibrate() const;
 
     // After the run's record is complete: classifies it from the store and saves the verdict,

@@ -19,12 +19,15 @@ int64_t replicaBatch(int64_t globalBatch, int replicas) {
     return globalBatch / replicas;
 }
 
-std::vector<int64_t> gradientBuckets(const std::vector<int64_t>& layerParams, double bucketBytes) {
-    std::vector<int64_t> buckets;
+std::vector<GradientBucket> gradientBuckets(const std::vector<int64_t>& layerParams, double bucketBytes) {
+    std::vector<GradientBucket> buckets;
     for (const int64_t floats : layerParams) {
-        const bool full = !buckets.empty() && static_cast<double>(buckets.back()) * 4.0 >= bucketBytes;
-        if (buckets.empty() || full || bucketBytes <= 0) buckets.push_back(floats);
-        else buckets.back() += floats;
+        const bool full = !buckets.empty() && static_cast<double>(buckets.back().floats) * 4.0 >= bucketBytes;
+        if (buckets.empty() || full || bucketBytes <= 0) buckets.push_back({floats, 1});
+        else {
+            buckets.back().floats += floats;
+            ++buckets.back().layers;
+        }
     }
     return buckets;
 }
@@ -62,8 +65,8 @@ VirtualClock::Entry& VirtualClock::entry(int64_t globalBatch) {
         // The buckets the engine all-reduces (GradientSync::plan), each a ring (or the topology's)
         // all-reduce of fp32 gradients.
         double last = 0.0;
-        for (const int64_t floats : gradientBuckets(e.graph.layer_params, config_.bucket_bytes)) {
-            last = collective_->allReduceSeconds(static_cast<uint64_t>(floats) * 4u);
+        for (const GradientBucket& b : gradientBuckets(e.graph.layer_params, config_.bucket_bytes)) {
+            last = collective_->allReduceSeconds(static_cast<uint64_t>(b.floats) * 4u);
             v.comm_s += last;
         }
         // Overlapped, the exchange hides behind backward, except for the last bucket (the first

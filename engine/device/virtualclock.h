@@ -35,10 +35,15 @@ struct VirtualClockConfig {
 };
 
 // What one step of a batch size costs, part by part (virtual seconds).
-// The gradient buckets, in floats, that the engine's exchange forms from layers' parameter counts
-// given last layer first (OpGraph::layer_params): a bucket closes once it holds at least
-// `bucketBytes` (0: one bucket per layer), as GradientSync::plan closes them.
-std::vector<int64_t> gradientBuckets(const std::vector<int64_t>& layerParams, double bucketBytes);
+// A bucket of the gradient exchange: its floats and the layers that make it up.
+struct GradientBucket {
+    int64_t floats = 0;
+    int layers = 0;
+};
+// The gradient buckets the engine's exchange forms (GradientSync::plan places them in the buffer),
+// from layers' parameter counts given last layer first (OpGraph::layer_params): a bucket closes once
+// it holds at least `bucketBytes` (0: one bucket per layer).
+std::vector<GradientBucket> gradientBuckets(const std::vector<int64_t>& layerParams, double bucketBytes);
 
 // Floats each replica contributes to the all-reduce that ends a synchronous step: its samples,
 // times, loss and stop flag (MultiWorkerStrategy's record exchange).

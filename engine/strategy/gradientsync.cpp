@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/device/virtualclock.h"
 #include "engine/util/threadname.h"
 
 namespace trainbench::engine {
@@ -16,7 +17,7 @@ double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(
 }  // namespace
 
 std::vector<GradientSync::Bucket> GradientSync::plan(const std::vector<Span>& spans, size_t bucketBytes) {
-    std::vector<Bucket> out;
+    std::vector<int64_t> counts;
     for (size_t i = 0; i < spans.size(); ++i) {
         const auto [offset, count] = spans[i];
         if (i > 0) {
@@ -26,14 +27,14 @@ std::vector<GradientSync::Bucket> GradientSync::plan(const std::vector<Span>& sp
                                             " does not end where the previous one begins (" +
                                             std::to_string(prevOffset) + ")");
         }
-        const bool full = !out.empty() && static_cast<size_t>(out.back().count) * sizeof(float) >= bucketBytes;
-        if (out.empty() || full || bucketBytes == 0) {
-            out.push_back({offset, count, 1});
-        } else {
-            out.back().offset = offset;
-            out.back().count += count;
-            ++out.back().layers;
-        }
+        counts.push_back(count);
+    }
+    // The emulator's virtual clock charges the same buckets: one rule for both.
+    std::vector<Bucket> out;
+    size_t next = 0;
+    for (const GradientBucket& g : gradientBuckets(counts, static_cast<double>(bucketBytes))) {
+        next += static_cast<size_t>(g.layers);
+        out.push_back({spans[next - 1].first, g.floats, g.layers});  // spans run backwards: the last is lowest
     }
     return out;
 }

@@ -81,6 +81,11 @@ double parseMoney(const std::string& text, const std::string& what) {
     return v;
 }
 
+std::string shortestNumber(double v) {
+    char buf[32];
+    return std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
+
 std::string formatDuration(double seconds) {
     char buf[64];
     if (seconds < 1) std::snprintf(buf, sizeof buf, "%.3g ms", seconds * 1e3);

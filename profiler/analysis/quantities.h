@@ -16,5 +16,7 @@ double parseMoney(const std::string& text, const std::string& what = "amount");
 std::string formatDuration(double seconds);
 // $0.0042, $1.25, $1,234: enough digits to tell small costs apart.
 std::string formatMoney(double usd);
+// The shortest text that reads back as `v`: 0.5 and 1000, not 0.500000 and 1000.000000.
+std::string shortestNumber(double v);
 
 }  // namespace trainbench::profiler

@@ -1,6 +1,6 @@
 // The comparison of 2+ runs: convergence overlays, breakdown by run, scaling, data scaling, and the config diff.
-#include <charconv>
 
+#include "profiler/analysis/quantities.h"
 #include "profiler/compare/datascaling.h"
 #include "profiler/report/configdiff.h"
 #include "profiler/report/htmlparts.h"
@@ -36,12 +36,6 @@ std::string scalingTable(const ReportData& data) {
     return h + table({"run", "strategy", "devices", "replicas", "global batch", "samples/s", "speed-up", "efficiency"}, rows);
 }
 
-// 0.03125 and 1, not 0.031250 and 1.000000.
-std::string shortest(double v) {
-    char buf[32];
-    return std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
-}
-
 // Data scaling: each curve's points and its power law (the chart draws them).
 std::string dataScalingTable(const ReportData& data) {
     std::vector<DataScalingRun> runs;
@@ -57,7 +51,7 @@ std::string dataScalingTable(const ReportData& data) {
              (c.fit ? esc(describeFit(*c.fit, d.metric)) + "." : std::string("too few sizes for a power law (three are needed).")) +
              "</p>\n";
         for (const DataScalingPoint& p : c.points)
-            rows.push_back({text(c.label), number(p.fraction ? shortest(*p.fraction) : kNotRecorded),
+            rows.push_back({text(c.label), number(p.fraction ? shortestNumber(*p.fraction) : kNotRecorded),
                             number(std::to_string(p.examples)), number(std::to_string(p.runs.size())),
                             number(fmtPercent(p.mean, 2)), number(fmtPercent(p.min, 2)), number(fmtPercent(p.max, 2))});
     }

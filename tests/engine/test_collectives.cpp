@@ -148,9 +148,12 @@ TEST(GradientSync, EmulatorFormsTheSameBucketsFromTheOpGraph) {
         for (const double mib : {0.0, 0.01, 0.1, 0.5, 1.0, 25.0}) {
             SCOPED_TRACE(std::string(preset) + ", buckets of " + std::to_string(mib) + " MiB");
             const auto plan = GradientSync::plan(model.gradientSpans(), static_cast<size_t>(mib * 1024 * 1024));
-            const std::vector<int64_t> emulated = gradientBuckets(graph.layer_params, mib * 1024 * 1024);
+            const std::vector<GradientBucket> emulated = gradientBuckets(graph.layer_params, mib * 1024 * 1024);
             ASSERT_EQ(emulated.size(), plan.size());
-            for (size_t b = 0; b < plan.size(); ++b) EXPECT_EQ(emulated[b], plan[b].count) << "bucket " << b;
+            for (size_t b = 0; b < plan.size(); ++b) {
+                EXPECT_EQ(emulated[b].floats, plan[b].count) << "bucket " << b;
+                EXPECT_EQ(emulated[b].layers, plan[b].layers) << "bucket " << b;
+            }
         }
     }
 }
