@@ -61,6 +61,13 @@ void printBreakdown(const profiler::ProfileInput& in) {
                     100 * (eval + checkpoint) / (step + eval + checkpoint));
 }
 
+// Which steps the op statistics cover: those after the measuring process's warm-up.
+std::string opSteps(const profiler::ProfileInput& in) {
+    if (in.ops_warmup_steps <= 0 || in.steps.empty()) return "";
+    return ", steps " + std::to_string(in.steps.front().step + in.ops_warmup_steps) + "-" +
+           std::to_string(in.steps.back().step);
+}
+
 void printOps(const profiler::ProfileInput& in) {
     if (in.ops.empty()) return;
     std::vector<engine::prof::OpRow> ops = in.ops;
@@ -73,10 +80,10 @@ void printOps(const profiler::ProfileInput& in) {
         std::printf("\nops on the virtual clock (roofs of one %s: %.0f GFLOP/s, %.1f GB/s; ridge %.1f FLOP/B)\n",
                     in.roofs->host.c_str(), in.roofs->peak_gflops, in.roofs->bandwidth_gbs, ridge);
     else if (in.roofs)
-        std::printf("\nops (roofs at %d thread(s): %.0f GFLOP/s, %.1f GB/s; ridge %.1f FLOP/B)\n", in.roofs->threads,
-                    in.roofs->peak_gflops, in.roofs->bandwidth_gbs, ridge);
+        std::printf("\nops%s (roofs at %d thread(s): %.0f GFLOP/s, %.1f GB/s; ridge %.1f FLOP/B)\n", opSteps(in).c_str(),
+                    in.roofs->threads, in.roofs->peak_gflops, in.roofs->bandwidth_gbs, ridge);
     else
-        std::printf("\nops (machine not calibrated: no roofline)\n");
+        std::printf("\nops%s (machine not calibrated: no roofline)\n", opSteps(in).c_str());
     TextTable t({"  op", "shape", "calls", "ms/call", "time", "GFLOP/s", "GB/s", "FLOP/B", "roofline"});
     for (const auto& o : ops) {
         std::string side = "-";

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <exception>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -48,9 +49,12 @@ namespace {
 class RecordingObserver : public engine::TrainObserver {
 public:
     // writer may be null (a multi_worker task other than the chief), and so may trace.
+    // afterStep, if set, runs after every step (the profiler's per-step bookkeeping).
     RecordingObserver(profiler::RunWriter* writer, engine::TrainObserver* display, const std::atomic<bool>* stop,
-                      profiler::ChromeTraceWriter* trace = nullptr, int64_t traceLast = 0)
-        : writer_(writer), display_(display), stop_(stop), trace_(trace), traceLast_(traceLast) {}
+                      profiler::ChromeTraceWriter* trace = nullptr, int64_t traceLast = 0,
+                      std::function<void()> afterStep = {})
+        : writer_(writer), display_(display), stop_(stop), trace_(trace), traceLast_(traceLast),
+          afterStep_(std::move(afterStep)) {}
     void onStart(const engine::TrainPlan& plan) override {
         // What the run is about to do: the GUI's progress bar and ETA, and a report's scale.
         if (writer_)
@@ -65,6 +69,7 @@ public:
         if (trace_) trace_->beginStep(step);
     }
     void onStepEnd(int64_t step) override {
+        if (afterStep_) afterStep_();
         if (!trace_) return;
         trace_->endStep(step);
         // The engine's buffers hold what the window recorded; outside it there is nothing to drain.
@@ -86,6 +91,7 @@ private:
     const std::atomic<bool>* stop_;
     profiler::ChromeTraceWriter* trace_;
     int64_t traceLast_;
+    std::function<void()> afterStep_;
 };
 
 // What the strategy section comes to on this machine.
@@ -436,8 +442,10 @@ RunOutcome runExperiment(const RunRequest& request) {
             to.lastStep = request.traceLast;
             trace.emplace(to);
         }
+        std::function<void()> afterStep;
+        if (profile) afterStep = [&] { profile->afterStep(*strategy); };
         RecordingObserver observer(writer ? &*writer : nullptr, request.observer, multiWorker ? nullptr : request.stop,
-                                   trace ? &*trace : nullptr, request.traceLast);
+                                   trace ? &*trace : nullptr, request.traceLast, std::move(afterStep));
         summary = trainer.run(observer, progress ? &*progress : nullptr, hook);
         // A streaming source read in full is counted by its first epoch, after the plan was stored.
         if (writer && data.train_examples == 0 && x.data.pipeline.shard_count == 1 && data.train->sourceExamples() > 0)

@@ -9,6 +9,8 @@
 #include "profiler/machine/memoryprobe.h"
 #include "profiler/store/runstore.h"
 #include "profiler/store/storeerror.h"
+#include "profiler/verdict/breakdown.h"
+#include "profiler/verdict/rules.h"
 #include "profiler/verdict/verdict.h"
 
 namespace trainbench::app {
@@ -108,14 +110,27 @@ void RunProfiler::finish(engine::Strategy& strategy, profiler::RunWriter& writer
         a.emplace_back("roofs.peak_gflops", number(emulation_->peak_gflops));
         a.emplace_back("roofs.bandwidth_gbs", number(emulation_->bandwidth_gbs));
     }
+    std::vector<engine::prof::OpRow> ops = emulation_ ? emulatedOpRows() : strategy.opStats();
+    // The steps the verdict counts: this process's first steps are its warm-up, whatever step it
+    // resumed at (a resumed process sets its primitives up again).
+    const size_t skip = std::min(profiler::warmupSteps(static_cast<size_t>(stepsSeen_)), early_.size());
+    if (skip > 0) {
+        ops = engine::prof::opRowsSince(ops, early_[skip - 1]);
+        a.emplace_back("ops.warmup_steps", std::to_string(skip));
+    }
     writer.attributes(a);
-    const std::vector<engine::prof::OpRow> ops = emulation_ ? emulatedOpRows() : strategy.opStats();
     writer.opStats(rank, ops);
     // The fastest op kind of the run (at least 10 ms of it, so that a first call's JIT does not
     // decide), to tell a cached peak that this machine has since outrun.
     fastestOpGFlops_ = 0.0;
     for (const engine::prof::OpRow& r : ops)
         if (r.seconds >= 0.01) fastestOpGFlops_ = std::max(fastestOpGFlops_, r.gflops());
+}
+
+void RunProfiler::afterStep(engine::Strategy& strategy) {
+    ++stepsSeen_;
+    if (emulation_ || early_.size() >= static_cast<size_t>(profiler::rules::kWarmupMaxSteps)) return;
+    early_.push_back(strategy.opStats());
 }
 
 void RunProfiler::calibrate() const {

@@ -30,7 +30,12 @@ public:
 
     // Before the first step: the footprint from the shapes, and the memory watch and counters started.
     void start(engine::Strategy& strategy, int64_t batchPerReplica);
-    // After training: memory, counters and per-op statistics into the run's record.
+    // After each training step of this process (before any evaluation that follows it).
+    void afterStep(engine::Strategy& strategy);
+    // After training: memory, counters and per-op statistics into the run's record. The per-op
+    // statistics leave out the warm-up steps the verdict leaves out (a primitive's first call can
+    // take milliseconds of one-time set-up), so that the op table and the step breakdown cover
+    // the same steps.
     void finish(engine::Strategy& strategy, profiler::RunWriter& writer, int rank);
 
     // A run on emulated devices (before start()): its footprint is one replica's, against that
@@ -73,6 +78,9 @@ private:
     std::optional<Emulation> emulation_;
     int64_t emulatedSteps_ = 0;
     double fastestOpGFlops_ = 0.0;  // of the run's op kinds (finish())
+    // The op statistics after each of this process's first steps, up to the longest warm-up.
+    std::vector<std::vector<engine::prof::OpRow>> early_;
+    int64_t stepsSeen_ = 0;
     // calibrate() measures the roofs again when an op ran this much faster than the cached peak.
     static constexpr double kStaleRoof = 1.1;
     std::unique_ptr<profiler::MemoryWatch> watch_;

@@ -1,5 +1,6 @@
 #include "engine/profile/opstats.h"
 
+#include <algorithm>
 #include <map>
 
 namespace trainbench::engine::prof {
@@ -51,6 +52,22 @@ std::vector<OpRow> mergeOpRows(const std::vector<std::vector<OpRow>>& perDevice)
     std::map<std::pair<std::string, std::string>, size_t> index;
     for (const auto& device : perDevice)
         for (const OpRow& r : device) addInto(rows, index, r);
+    return rows;
+}
+
+std::vector<OpRow> opRowsSince(const std::vector<OpRow>& total, const std::vector<OpRow>& before) {
+    std::map<std::pair<std::string, std::string>, const OpRow*> earlier;
+    for (const OpRow& r : before) earlier.emplace(std::make_pair(r.kind, r.shape), &r);
+    std::vector<OpRow> rows;
+    for (OpRow r : total) {
+        if (auto it = earlier.find({r.kind, r.shape}); it != earlier.end()) {
+            r.calls -= it->second->calls;
+            r.seconds -= it->second->seconds;
+        }
+        if (r.calls <= 0) continue;
+        r.seconds = std::max(0.0, r.seconds);
+        rows.push_back(std::move(r));
+    }
     return rows;
 }
 

@@ -73,6 +73,10 @@ private:
 // Sums the rows of several devices (replicas) by (kind, shape).
 std::vector<OpRow> mergeOpRows(const std::vector<std::vector<OpRow>>& perDevice);
 
+// What `total` holds beyond an earlier snapshot `before` of the same stats: the calls made since, and
+// their time. Rows with no calls since are left out.
+std::vector<OpRow> opRowsSince(const std::vector<OpRow>& total, const std::vector<OpRow>& before);
+
 // Times one execution of an op (null: nothing). Ops run during an evaluation (the thread's phase is
 // Evaluation) are not counted: the statistics describe training steps.
 class OpTimer {

@@ -470,6 +470,26 @@ TEST(OpStatsSnapshot, MergeOpRowsSumsDevices) {
     EXPECT_TRUE(mergeOpRows({}).empty());
 }
 
+// What a run measured after its warm-up: the totals minus the snapshot taken when warm-up ended.
+TEST(OpStatsSnapshot, RowsSinceAnEarlierSnapshotLeaveOutItsCallsAndTime) {
+    const std::vector<OpRow> before = {{"matmul", "2x2", 1, 0.020, 8.0, 32.0}, {"relu", "2", 1, 0.001, 2.0, 16.0},
+                                       {"setup_only", "3", 1, 0.5, 1.0, 1.0}};
+    const std::vector<OpRow> total = {{"matmul", "2x2", 5, 0.024, 8.0, 32.0}, {"relu", "2", 5, 0.005, 2.0, 16.0},
+                                      {"setup_only", "3", 1, 0.5, 1.0, 1.0}, {"adam_update", "10", 4, 0.4, 40.0, 160.0}};
+    const std::vector<OpRow> rows = opRowsSince(total, before);
+    ASSERT_EQ(rows.size(), 3u) << "an op not called since is left out";
+    EXPECT_EQ(rows[0].kind, "matmul");
+    EXPECT_EQ(rows[0].calls, 4);
+    EXPECT_NEAR(rows[0].seconds, 0.004, 1e-12) << "the first call's 20 ms of set-up is gone";
+    EXPECT_EQ(rows[0].flops, 8.0);
+    EXPECT_EQ(rows[1].kind, "relu");
+    EXPECT_EQ(rows[1].calls, 4);
+    EXPECT_EQ(rows[2].kind, "adam_update");
+    EXPECT_EQ(rows[2].calls, 4) << "an op first called after the snapshot keeps all its calls";
+    EXPECT_DOUBLE_EQ(rows[2].seconds, 0.4);
+    EXPECT_EQ(opRowsSince(total, {}).size(), total.size());
+}
+
 TEST(OpStatsSnapshot, DimsText) {
     EXPECT_EQ(dimsText({128, 784}), "128x784");
     EXPECT_EQ(dimsText({7}), "7");

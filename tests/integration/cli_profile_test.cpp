@@ -68,25 +68,27 @@ TEST(CliProfile, ARunRecordsItsBreakdownOpsRoofsMemoryAndVerdict) {
     }
     EXPECT_GT(evalAfter, 0.0) << "the evaluation after step 20 is recorded with step 21";
 
-    // Per-op statistics: every Dense primitive once per step, FLOPs and bytes from the shapes.
+    // Per-op statistics: every Dense primitive once per step of the steps the verdict counts (the
+    // first min(20, 40 / 10) = 4 are warm-up, where a primitive's first call sets it up), FLOPs and
+    // bytes from the shapes.
     std::map<std::string, engine::prof::OpRow> ops;
     for (const auto& r : store.opStats(row->id)) ops[r.op.kind + " | " + r.op.shape] = r.op;
     const auto first = ops.find("inner_product_forward | src 128x784, weights 512x784, dst 128x512, relu");
     ASSERT_NE(first, ops.end()) << "op rows: " << ops.size();
-    EXPECT_EQ(first->second.calls, 40);
+    EXPECT_EQ(first->second.calls, 36);
     EXPECT_DOUBLE_EQ(first->second.flops, 2.0 * 128 * 784 * 512 + 2.0 * 128 * 512);  // GEMM, bias, ReLU
     EXPECT_DOUBLE_EQ(first->second.bytes, 4.0 * (128 * 784 + 512 * 784 + 512 + 128 * 512));
     EXPECT_GT(first->second.seconds, 0.0);
     const auto bwdW = ops.find("inner_product_backward_weights | src 128x784, weights 512x784, dst 128x512");
     ASSERT_NE(bwdW, ops.end());
-    EXPECT_EQ(bwdW->second.calls, 40);
+    EXPECT_EQ(bwdW->second.calls, 36);
     EXPECT_EQ(ops.count("inner_product_backward_data | src 128x784, weights 512x784, dst 128x512"), 0u)
         << "the first layer computes no input gradient";
     const auto adam = ops.find("adam_update | 401920 parameters");
     ASSERT_NE(adam, ops.end());
-    EXPECT_EQ(adam->second.calls, 40);
+    EXPECT_EQ(adam->second.calls, 36);
     EXPECT_DOUBLE_EQ(adam->second.bytes, 28.0 * 401920);
-    for (const auto& [key, op] : ops) EXPECT_EQ(op.calls, 40) << key << ": evaluation ops are not counted";
+    for (const auto& [key, op] : ops) EXPECT_EQ(op.calls, 36) << key << ": evaluation ops are not counted";
 
     // Roofs of this host and thread count, the footprint, and the counters or why there are none.
     const profiler::ProfileInput in = store.profileInput(row->id);
@@ -101,6 +103,9 @@ TEST(CliProfile, ARunRecordsItsBreakdownOpsRoofsMemoryAndVerdict) {
     EXPECT_GT(in.memory->peak_rss_bytes, 0.0);
     EXPECT_EQ(in.memory->device_source, "host RAM");
     const auto attrs = attributesOf(store, row->id);
+    ASSERT_EQ(attrs.count("ops.warmup_steps"), 1u);
+    EXPECT_EQ(attrs.at("ops.warmup_steps"), "4");
+    EXPECT_EQ(in.ops_warmup_steps, 4);
     ASSERT_EQ(attrs.count("hw.available"), 1u);
     if (attrs.at("hw.available") == "true") EXPECT_GT(std::stod(attrs.at("hw.cycles")), 0.0);
     else EXPECT_NE(attrs.at("hw.unavailable_reason").find("perf_event_open"), std::string::npos);
@@ -112,7 +117,7 @@ TEST(CliProfile, ARunRecordsItsBreakdownOpsRoofsMemoryAndVerdict) {
 
     auto profile = runCli({"profile", "w1", "--db", db}, tmp.path);
     ASSERT_EQ(profile.exitCode, 0) << profile.err;
-    for (const char* part : {"step time", "forward", "ops (roofs at 1 thread(s)", "inner_product_forward", "memory",
+    for (const char* part : {"step time", "forward", "ops, steps 5-40 (roofs at 1 thread(s)", "inner_product_forward", "memory",
                              "verdict: ", "hardware counters"})
         EXPECT_NE(profile.out.find(part), std::string::npos) << part << " missing in:\n" << profile.out;
 }
@@ -209,8 +214,9 @@ TEST(CliProfile, MirroredReplicasRecordTheirOwnPhases) {
         // Blocked on the exchange is part of the step, never more than it.
         EXPECT_LE(r.replica.exposed_comm_seconds, r.replica.compute_seconds + r.replica.wait_seconds + 1.0);
     }
-    // Both replicas' ops, summed: each primitive ran twice per step.
-    for (const auto& r : store.opStats(row->id)) EXPECT_EQ(r.op.calls, 30) << r.op.kind << " " << r.op.shape;
+    // Both replicas' ops, summed: each primitive ran twice per step, over the 14 steps after the one
+    // of warm-up (min(20, 15 / 10)).
+    for (const auto& r : store.opStats(row->id)) EXPECT_EQ(r.op.calls, 28) << r.op.kind << " " << r.op.shape;
 }
 
 TEST(CliProfile, TraceHoldsTheWindowsStepsWithTheirPhasesAndOps) {
