@@ -39,9 +39,27 @@ constexpr size_t kSmallFloats = 256;              // 1 KiB
 constexpr size_t kLargeFloats = 2 * 1024 * 1024;  // 8 MiB
 constexpr int kRepetitions = 41;
 constexpr int kTrimmed = 4;  // left out at either end of the sorted times
+// How long each rank computes before each timed all-reduce, as a step's backward pass precedes its
+// exchange.
+constexpr auto kComputeBeforeExchange = std::chrono::microseconds(1200);
+
+// Keeps this thread busy for `d`, reading `work` over and over as a kernel streams its operands.
+void computeFor(Clock::duration d, const std::vector<float>& work) {
+    const auto until = Clock::now() + d;
+    volatile float sink = 0.0f;
+    while (Clock::now() < until) {
+        float acc = 0.0f;
+        for (float w : work) acc += w;
+        sink = sink + acc;
+    }
+}
 
 // Typical time of a two-rank all-reduce of `count` floats, each rank on its own thread, the ranks
-// meeting at a barrier before each one as replicas meet at every step. `make(rank)` builds a rank's
+// meeting at a barrier before each one as replicas meet at every step, then computing for a while
+// as a step does before it exchanges: an exchange that follows computation costs more than one that
+// follows another exchange (on the Zen 5 VM of docs/performance.md, a W1 step's 2 MB all-reduce
+// over loopback took 3 ms against 1.7 ms back to back, and α came out 0.12 ms back to back but
+// 1.1 ms after computing, which is what real steps paid). `make(rank)` builds a rank's
 // collective (on that thread: Gloo connects there). Typical, not the best: a rank that waits for its
 // peer sleeps, and the time its core takes to wake is part of every exchange on this host (on a
 // virtual machine, 3 to 4 ms whenever the hypervisor has given the idle core to someone else, else
@@ -56,8 +74,10 @@ double typicalAllReduce(const std::function<std::unique_ptr<engine::Collective>(
             const std::unique_ptr<engine::Collective> c = make(r);
             std::vector<float> data(count, 1.0f);
             c->allReduceSum(data.data(), data.size());  // warm: connections, pages
+            const std::vector<float> work(64 * 1024, 1.0f);  // 256 KiB: a layer's operands
             for (int i = 0; i < kRepetitions; ++i) {
                 c->barrier();
+                computeFor(kComputeBeforeExchange, work);
                 const auto start = Clock::now();
                 c->allReduceSum(data.data(), data.size());
                 times[static_cast<size_t>(r)].push_back(std::chrono::duration<double>(Clock::now() - start).count());
