@@ -63,9 +63,8 @@ void printBreakdown(const profiler::ProfileInput& in) {
 
 // Which steps the op statistics cover: those after the measuring process's warm-up.
 std::string opSteps(const profiler::ProfileInput& in) {
-    if (in.ops_warmup_steps <= 0 || in.steps.empty()) return "";
-    return ", steps " + std::to_string(in.steps.front().step + in.ops_warmup_steps) + "-" +
-           std::to_string(in.steps.back().step);
+    if (in.ops_first_step <= 0 || in.steps.empty()) return "";
+    return ", steps " + std::to_string(in.ops_first_step) + "-" + std::to_string(in.steps.back().step);
 }
 
 void printOps(const profiler::ProfileInput& in) {

@@ -52,7 +52,7 @@ public:
     // afterStep, if set, runs after every step (the profiler's per-step bookkeeping).
     RecordingObserver(profiler::RunWriter* writer, engine::TrainObserver* display, const std::atomic<bool>* stop,
                       profiler::ChromeTraceWriter* trace = nullptr, int64_t traceLast = 0,
-                      std::function<void()> afterStep = {})
+                      std::function<void(int64_t)> afterStep = {})
         : writer_(writer), display_(display), stop_(stop), trace_(trace), traceLast_(traceLast),
           afterStep_(std::move(afterStep)) {}
     void onStart(const engine::TrainPlan& plan) override {
@@ -69,7 +69,7 @@ public:
         if (trace_) trace_->beginStep(step);
     }
     void onStepEnd(int64_t step) override {
-        if (afterStep_) afterStep_();
+        if (afterStep_) afterStep_(step);
         if (!trace_) return;
         trace_->endStep(step);
         // The engine's buffers hold what the window recorded; outside it there is nothing to drain.
@@ -91,7 +91,7 @@ private:
     const std::atomic<bool>* stop_;
     profiler::ChromeTraceWriter* trace_;
     int64_t traceLast_;
-    std::function<void()> afterStep_;
+    std::function<void(int64_t)> afterStep_;
 };
 
 // What the strategy section comes to on this machine.
@@ -442,8 +442,8 @@ RunOutcome runExperiment(const RunRequest& request) {
             to.lastStep = request.traceLast;
             trace.emplace(to);
         }
-        std::function<void()> afterStep;
-        if (profile) afterStep = [&] { profile->afterStep(*strategy); };
+        std::function<void(int64_t)> afterStep;
+        if (profile) afterStep = [&](int64_t step) { profile->afterStep(*strategy, step); };
         RecordingObserver observer(writer ? &*writer : nullptr, request.observer, multiWorker ? nullptr : request.stop,
                                    trace ? &*trace : nullptr, request.traceLast, std::move(afterStep));
         summary = trainer.run(observer, progress ? &*progress : nullptr, hook);

@@ -116,7 +116,7 @@ void RunProfiler::finish(engine::Strategy& strategy, profiler::RunWriter& writer
     const size_t skip = std::min(profiler::warmupSteps(static_cast<size_t>(stepsSeen_)), early_.size());
     if (skip > 0) {
         ops = engine::prof::opRowsSince(ops, early_[skip - 1]);
-        a.emplace_back("ops.warmup_steps", std::to_string(skip));
+        a.emplace_back("ops.first_step", std::to_string(earlySteps_[skip - 1] + 1));
     }
     writer.attributes(a);
     writer.opStats(rank, ops);
@@ -127,10 +127,11 @@ void RunProfiler::finish(engine::Strategy& strategy, profiler::RunWriter& writer
         if (r.seconds >= 0.01) fastestOpGFlops_ = std::max(fastestOpGFlops_, r.gflops());
 }
 
-void RunProfiler::afterStep(engine::Strategy& strategy) {
+void RunProfiler::afterStep(engine::Strategy& strategy, int64_t step) {
     ++stepsSeen_;
     if (emulation_ || early_.size() >= static_cast<size_t>(profiler::rules::kWarmupMaxSteps)) return;
     early_.push_back(strategy.opStats());
+    earlySteps_.push_back(step);
 }
 
 void RunProfiler::calibrate() const {

@@ -31,7 +31,7 @@ public:
     // Before the first step: the footprint from the shapes, and the memory watch and counters started.
     void start(engine::Strategy& strategy, int64_t batchPerReplica);
     // After each training step of this process (before any evaluation that follows it).
-    void afterStep(engine::Strategy& strategy);
+    void afterStep(engine::Strategy& strategy, int64_t step);
     // After training: memory, counters and per-op statistics into the run's record. The per-op
     // statistics leave out the warm-up steps the verdict leaves out (a primitive's first call can
     // take milliseconds of one-time set-up), so that the op table and the step breakdown cover
@@ -80,6 +80,7 @@ private:
     double fastestOpGFlops_ = 0.0;  // of the run's op kinds (finish())
     // The op statistics after each of this process's first steps, up to the longest warm-up.
     std::vector<std::vector<engine::prof::OpRow>> early_;
+    std::vector<int64_t> earlySteps_;  // the step each of early_ was taken after
     int64_t stepsSeen_ = 0;
     // calibrate() measures the roofs again when an op ran this much faster than the cached peak.
     static constexpr double kStaleRoof = 1.1;

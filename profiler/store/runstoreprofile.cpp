@@ -115,7 +115,7 @@ ProfileInput RunStore::profileInput(RunId id) {
     for (auto& [k, v] : attributes(id)) attrs.emplace(k, v);
     if (auto threads = numberAttribute(attrs, "profile.threads")) in.threads = static_cast<int>(*threads);
     if (auto cores = numberAttribute(attrs, "profile.host_cores")) in.host_cores = static_cast<int>(*cores);
-    if (auto warm = numberAttribute(attrs, "ops.warmup_steps")) in.ops_warmup_steps = static_cast<int64_t>(*warm);
+    if (auto first = numberAttribute(attrs, "ops.first_step")) in.ops_first_step = static_cast<int64_t>(*first);
     in.roofs = cachedRoofs(*db_, row->host, in.threads);
     // A run on emulated devices carries its device's roofs: the roofline is the device's, not this host's.
     if (auto peak = numberAttribute(attrs, "roofs.peak_gflops")) {

@@ -34,9 +34,9 @@ struct StepSample {
 
 struct ProfileInput {
     std::vector<StepSample> steps;          // in step order
-    std::vector<engine::prof::OpRow> ops;   // per kind and shape, over the run's steps after the
-                                            // first ops_warmup_steps of the process that measured them
-    int64_t ops_warmup_steps = 0;           // (attribute ops.warmup_steps; 0 for runs stored before it)
+    std::vector<engine::prof::OpRow> ops;   // per kind and shape, over the run's steps from
+                                            // ops_first_step on (the measuring process's warm-up left out)
+    int64_t ops_first_step = 0;             // (attribute ops.first_step; 0: every step the process ran)
     std::optional<MachineRoofs> roofs;      // absent: not calibrated (no roofline verdicts)
     std::optional<MemoryFootprint> memory;  // absent: not recorded
     nlohmann::json experiment;              // the run's resolved experiment (runs.config_json)

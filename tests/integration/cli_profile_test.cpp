@@ -103,9 +103,9 @@ TEST(CliProfile, ARunRecordsItsBreakdownOpsRoofsMemoryAndVerdict) {
     EXPECT_GT(in.memory->peak_rss_bytes, 0.0);
     EXPECT_EQ(in.memory->device_source, "host RAM");
     const auto attrs = attributesOf(store, row->id);
-    ASSERT_EQ(attrs.count("ops.warmup_steps"), 1u);
-    EXPECT_EQ(attrs.at("ops.warmup_steps"), "4");
-    EXPECT_EQ(in.ops_warmup_steps, 4);
+    ASSERT_EQ(attrs.count("ops.first_step"), 1u);
+    EXPECT_EQ(attrs.at("ops.first_step"), "5");
+    EXPECT_EQ(in.ops_first_step, 5);
     ASSERT_EQ(attrs.count("hw.available"), 1u);
     if (attrs.at("hw.available") == "true") EXPECT_GT(std::stod(attrs.at("hw.cycles")), 0.0);
     else EXPECT_NE(attrs.at("hw.unavailable_reason").find("perf_event_open"), std::string::npos);
