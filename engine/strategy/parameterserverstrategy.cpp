@@ -14,6 +14,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -92,6 +93,7 @@ struct ParameterServerStrategy::Impl {
     std::optional<std::string> fatal;
     ParameterServerStats stats;
     Clock::time_point lastWorkerSeen = Clock::now();
+    std::set<int> everJoined;  // worker indices that have joined at least once
     std::vector<std::string> losses;  // why workers were lost, for the error when none is left
     uint64_t nextSession = 1;
 
@@ -315,6 +317,7 @@ struct ParameterServerStrategy::Impl {
         sessions[s->id()] = s;
         idle.push_back(s->id());
         ++stats.joined_workers;
+        everJoined.insert(s->worker());
         lastWorkerSeen = Clock::now();
         log("coordinator: worker " + std::to_string(s->worker()) + " joined from " + s->peer());
         pump();
@@ -450,6 +453,25 @@ struct ParameterServerStrategy::Impl {
         started = true;
         log("coordinator: " + std::to_string(servers.size()) + " parameter server(s) hold the variables; first step " +
             std::to_string(firstStep));
+        awaitWorkers();
+    }
+
+    // Before the first step, every worker of the cluster spec gets up to the timeout to join, as
+    // TensorFlow's ClusterCoordinator connects to every worker first: otherwise the workers that
+    // started first can finish a short job alone, and one that starts later finds the coordinator
+    // gone. Workers missing then are named and the job starts with the others; they may still join.
+    void awaitWorkers() {
+        std::unique_lock lock(mutex);
+        const auto deadline = Clock::now() + config.timeout;
+        changed.wait_until(lock, deadline, [&] {
+            return fatal || static_cast<int>(everJoined.size()) >= config.workers;
+        });
+        if (fatal || static_cast<int>(everJoined.size()) >= config.workers) return;
+        std::string missing;
+        for (int w = 0; w < config.workers; ++w)
+            if (!everJoined.count(w)) missing += (missing.empty() ? "" : ", ") + std::to_string(w);
+        log("coordinator: worker(s) " + missing + " had not joined after " + seconds(config.timeout) +
+            "; starting with the " + std::to_string(everJoined.size()) + " that have");
     }
 };
 

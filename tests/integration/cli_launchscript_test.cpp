@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,7 +36,9 @@ std::string experiment(const std::filesystem::path& dir) {
 // Runs a generated Slurm script with stand-ins: `hosts` "nodes" on this machine (one loopback name
 // each, as scontrol lists them) and an srun that starts one copy of its command per node with
 // SLURM_PROCID set, as Slurm does. Returns the script's exit status; its output is in slurm.out.
-int runSlurmScript(const std::filesystem::path& dir, const std::string& script, const std::vector<std::string>& hosts) {
+// `lateTask`, if not negative, is the SLURM_PROCID whose task starts `lateSeconds` after the others.
+int runSlurmScript(const std::filesystem::path& dir, const std::string& script, const std::vector<std::string>& hosts,
+                   int lateTask = -1, int lateSeconds = 0) {
     const auto bin = dir / "bin";
     std::filesystem::create_directories(bin);
     std::string scontrol = "#!/bin/bash\n";
@@ -43,7 +46,10 @@ int runSlurmScript(const std::filesystem::path& dir, const std::string& script, 
     writeExecutable(bin / "scontrol", scontrol);
     writeExecutable(bin / "srun",
                     "#!/bin/bash\nwhile [[ $1 == --* ]]; do shift; done\npids=()\n"
-                    "for ((i = 0; i < " + std::to_string(hosts.size()) + "; i++)); do SLURM_PROCID=$i \"$@\" & pids+=($!); done\n"
+                    "for ((i = 0; i < " + std::to_string(hosts.size()) + "; i++)); do\n"
+                    "  if ((i == " + std::to_string(lateTask) + ")); then (sleep " + std::to_string(lateSeconds) +
+                    "; SLURM_PROCID=$i exec \"$@\") & else SLURM_PROCID=$i \"$@\" & fi; pids+=($!)\n"
+                    "done\n"
                     "rc=0; for p in \"${pids[@]}\"; do wait $p || rc=1; done; exit $rc\n");
     std::filesystem::create_symlink(TRAINBENCH_CLI_PATH, bin / "trainbench-cli");
     const std::string command = "cd " + dir.string() + " && PATH=" + bin.string() + ":$PATH SLURM_JOB_NODELIST=node[1-" +
@@ -101,6 +107,34 @@ TEST(CliLaunchScript, TheSlurmScriptRunsAParameterServerJob) {
     EXPECT_EQ(runs[0].replicas, 2);
     EXPECT_EQ(runs[0].steps, 40) << "1280 examples in steps of 32 (each worker's half of the batch)";
     EXPECT_EQ(store.psUpdates(runs[0].id).size(), 40u);
+}
+
+// Tasks of a cluster start when their node gets to them. A worker that starts seconds after the
+// others (SLURM_PROCID 1 is worker 0) still takes part: the coordinator waits for every worker of the
+// cluster spec before the first step, where the other worker would otherwise have trained this short
+// job alone and the late one found the coordinator gone and failed the job.
+TEST(CliLaunchScript, AWorkerThatStartsLateStillTakesPart) {
+    TempDir tmp;
+    const std::string script = (tmp.path / "ps.sbatch").string();
+    const std::string db = (tmp.path / "runs.db").string();
+    auto gen = runCli({"launch-script", experiment(tmp.path), "--slurm", "--db", db, "--port", "29521", "-o", script,
+                       "--set", "strategy.type=parameter_server"},
+                      tmp.path);
+    ASSERT_EQ(gen.exitCode, 0) << gen.err;
+    const int rc = runSlurmScript(tmp.path, script, {"127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.4"},
+                                  /*lateTask=*/1, /*lateSeconds=*/3);
+    const std::string out = trainbench::testing::readAll(tmp.path / "slurm.out");
+    EXPECT_EQ(rc, 0) << out;
+    EXPECT_NE(out.find("coordinator: worker 0 joined"), std::string::npos) << out;
+
+    auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
+    const auto runs = store.listRuns();
+    ASSERT_EQ(runs.size(), 1u);
+    EXPECT_EQ(runs[0].status, profiler::RunStatus::Completed);
+    std::map<int, int> byWorker;
+    for (const auto& u : store.psUpdates(runs[0].id)) ++byWorker[u.update.worker];
+    EXPECT_GT(byWorker[0], 0) << "the late worker trained too";
+    EXPECT_GT(byWorker[1], 0);
 }
 
 TEST(CliLaunchScript, TheKubeflowManifestIsATfJobWithATokenSecret) {
