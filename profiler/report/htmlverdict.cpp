@@ -90,6 +90,12 @@ std::string opsSection(const RunReport& run) {
     if (run.ops.empty()) return h + "<p>" + kNotRecorded + ".</p>\n";
     double total = 0;
     for (const auto& o : run.ops) total += o.seconds;
+    // The steps they cover: after the warm-up, as the step breakdown (runs recorded before the
+    // attribute counted every step, and say nothing here).
+    for (const auto& [key, value] : run.attributes)
+        if (key == "ops.first_step" && !run.steps.empty())
+            h += "<p>Steps " + esc(value) + "–" + std::to_string(run.steps.back().step) + ": the warm-up before step " +
+                 esc(value) + " is left out, as in the step breakdown.</p>\n";
     const auto& roofs = run.roofs;
     if (roofs)
         h += "<p>Roofline of " + esc(roofs->host) + " at " + std::to_string(roofs->threads) + " thread(s): " +

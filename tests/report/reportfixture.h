@@ -114,7 +114,8 @@ inline RunId recordFixtureRun(const std::string& db, const RunFixture& f) {
         }
         if (f.classified) {
             w.attributes({{"memory.params_bytes", "2143272"}, {"memory.device_source", "host RAM"},
-                          {"memory.peak_rss_bytes", "119898112"}, {"input.prefetch", "0"}});
+                          {"memory.peak_rss_bytes", "119898112"}, {"input.prefetch", "0"},
+                          {"ops.first_step", "21"}});
             engine::prof::OpRow fwd{"inner_product_forward", "src 64x784, weights 512x784, dst 64x512", f.steps, 0.75,
                                     2.0 * 64 * 784 * 512, 4.0 * (64 * 784 + 512 * 784 + 64 * 512)};
             engine::prof::OpRow upd{"adam_update", "401920 parameters", f.steps, 0.25, 401920.0 * 10, 401920.0 * 4 * 7};

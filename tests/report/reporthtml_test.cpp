@@ -71,6 +71,9 @@ TEST_F(ReportHtml, OneRunHasEverySectionWithTheStoredNumbers) {
     // 2 * 64 * 784 * 512 FLOP per call, 1000 calls in 0.75 s: 68.5 GFLOP/s.
     EXPECT_TRUE(has(html, "<td class=\"num\" align=\"right\">68.5</td>"));
     EXPECT_TRUE(has(html, "75.0 %"));  // its share of op time
+    // Which steps they cover: ops.first_step to the last step.
+    EXPECT_TRUE(has(between(html, ">Top ops by time</h3>", "<h3"),
+                    "Steps 21\u2013" + std::to_string(*run.steps) + ": the warm-up before step 21 is left out"));
     // Memory attributes, as bytes and as stored.
     EXPECT_TRUE(has(html, "2.0 MiB"));
     EXPECT_TRUE(has(html, "(2143272 B)"));
