@@ -462,11 +462,8 @@ struct ParameterServerStrategy::Impl {
     // gone. Workers missing then are named and the job starts with the others; they may still join.
     void awaitWorkers() {
         std::unique_lock lock(mutex);
-        const auto deadline = Clock::now() + config.timeout;
-        changed.wait_until(lock, deadline, [&] {
-            return fatal || static_cast<int>(everJoined.size()) >= config.workers;
-        });
-        if (fatal || static_cast<int>(everJoined.size()) >= config.workers) return;
+        const auto ready = [&] { return fatal || static_cast<int>(everJoined.size()) >= config.workers; };
+        if (changed.wait_until(lock, Clock::now() + config.timeout, ready)) return;
         std::string missing;
         for (int w = 0; w < config.workers; ++w)
             if (!everJoined.count(w)) missing += (missing.empty() ? "" : ", ") + std::to_string(w);

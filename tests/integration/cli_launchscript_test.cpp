@@ -57,6 +57,14 @@ int runSlurmScript(const std::filesystem::path& dir, const std::string& script, 
     return std::system(command.c_str());
 }
 
+// The Slurm script of a parameter_server job (a chief, two workers, one ps) whose tasks listen on `port`.
+trainbench::testing::CliResult writeParameterServerScript(const std::filesystem::path& dir, const std::string& script,
+                                                          const std::string& db, int port) {
+    return runCli({"launch-script", experiment(dir), "--slurm", "--db", db, "--port", std::to_string(port), "-o", script,
+                   "--set", "strategy.type=parameter_server"},
+                  dir);
+}
+
 }  // namespace
 
 TEST(CliLaunchScript, TheSlurmScriptRunsTheJob) {
@@ -91,9 +99,7 @@ TEST(CliLaunchScript, TheSlurmScriptRunsAParameterServerJob) {
     TempDir tmp;
     const std::string script = (tmp.path / "ps.sbatch").string();
     const std::string db = (tmp.path / "runs.db").string();
-    auto gen = runCli({"launch-script", experiment(tmp.path), "--slurm", "--db", db, "--port", "29519", "-o", script,
-                       "--set", "strategy.type=parameter_server"},
-                      tmp.path);
+    const auto gen = writeParameterServerScript(tmp.path, script, db, 29519);
     ASSERT_EQ(gen.exitCode, 0) << gen.err;
     EXPECT_NE(gen.err.find("Slurm batch script, 4 task(s)"), std::string::npos) << gen.err;
     const int rc = runSlurmScript(tmp.path, script, {"127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.4"});
@@ -117,9 +123,7 @@ TEST(CliLaunchScript, AWorkerThatStartsLateStillTakesPart) {
     TempDir tmp;
     const std::string script = (tmp.path / "ps.sbatch").string();
     const std::string db = (tmp.path / "runs.db").string();
-    auto gen = runCli({"launch-script", experiment(tmp.path), "--slurm", "--db", db, "--port", "29521", "-o", script,
-                       "--set", "strategy.type=parameter_server"},
-                      tmp.path);
+    const auto gen = writeParameterServerScript(tmp.path, script, db, 29521);
     ASSERT_EQ(gen.exitCode, 0) << gen.err;
     const int rc = runSlurmScript(tmp.path, script, {"127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.4"},
                                   /*lateTask=*/1, /*lateSeconds=*/3);
