@@ -20,6 +20,7 @@
 
 #include "engine/device/cpudevice.h"
 #include "engine/tensor/tensor.h"
+#include "profiler/machine/memoryprobe.h"
 
 namespace trainbench::profiler {
 
@@ -136,8 +137,8 @@ Array allocateArray(size_t floats) {
 // The triad's arrays: 4x the L3 cache in all, so no repetition is served from cache, between
 // 3 x 64 MiB and 3 x 256 MiB.
 size_t triadArrayFloats(size_t& l3Bytes) {
-    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    l3Bytes = l3 > 0 ? static_cast<size_t>(l3) : size_t{32} << 20;  // unknown: a large server's
+    const int64_t llc = lastLevelCacheBytes();
+    l3Bytes = llc > 0 ? static_cast<size_t>(llc) : size_t{32} << 20;  // unknown: a large server's
     const size_t total = std::clamp(4 * l3Bytes, size_t{192} << 20, size_t{768} << 20);
     return total / 3 / sizeof(float) / 16 * 16;
 }

@@ -54,6 +54,40 @@ int64_t hostMemoryBytes() {
     return kib > 0 ? kib * 1024 : 0;
 }
 
+int64_t lastLevelCacheBytes() {
+    int bestLevel = 0;
+    int64_t bestBytes = 0;
+    for (int index = 0; index < 16; ++index) {
+        const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+        std::ifstream levelFile(dir + "level"), typeFile(dir + "type"), sizeFile(dir + "size");
+        int level = 0;
+        std::string type, size;
+        if (!(levelFile >> level) || !(typeFile >> type) || !(sizeFile >> size)) continue;
+        if (type == "Instruction" || level < bestLevel) continue;
+        // "32768K", "1M" or a plain number of bytes.
+        int64_t bytes = 0;
+        size_t used = 0;
+        try {
+            bytes = std::stoll(size, &used);
+        } catch (const std::exception&) {
+            continue;
+        }
+        const char unit = used < size.size() ? size[used] : ' ';
+        if (unit == 'K' || unit == 'k') bytes *= 1024;
+        else if (unit == 'M' || unit == 'm') bytes *= 1024 * 1024;
+        else if (unit == 'G' || unit == 'g') bytes *= int64_t{1024} * 1024 * 1024;
+        if (bytes <= 0) continue;
+        bestLevel = level;
+        bestBytes = bytes;
+    }
+    if (bestBytes > 0) return bestBytes;
+    for (const int name : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
+        const long bytes = sysconf(name);
+        if (bytes > 0) return bytes;
+    }
+    return 0;
+}
+
 int64_t swapPages() {
     const int64_t in = procValue("/proc/vmstat", "pswpin ");
     const int64_t out = procValue("/proc/vmstat", "pswpout ");

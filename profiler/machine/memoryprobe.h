@@ -24,6 +24,11 @@ bool resetPeakRss();
 // Physical memory of the host (sysconf), bytes. A cgroup limit, if any, is not applied.
 int64_t hostMemoryBytes();
 
+// The last-level cache of the cores this process runs on, bytes: the highest cache level of cpu0
+// in sysfs (what its cores share; a VM's CPUID may report the whole socket's instead), else
+// sysconf's level 3 or 2; 0 if none says.
+int64_t lastLevelCacheBytes();
+
 // Pages swapped in plus out since boot, system-wide (pswpin + pswpout in /proc/vmstat); 0 if
 // unreadable. The kernel keeps no per-process count; compare two readings.
 int64_t swapPages();
