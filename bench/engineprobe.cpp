@@ -30,6 +30,7 @@
 #include "bench/scalingbench.h"
 #include "bench/sourcesprobe.h"
 #include "bench/hostmodelbench.h"
+#include "bench/kernelfitbench.h"
 #include "bench/steploop.h"
 #include "bench/strategybench.h"
 #include "engine/data/batcher.h"
@@ -340,7 +341,15 @@ int main(int argc, char** argv) {
     hm->add_option("-s,--steps", hostModel.steps, "steps per real run (default 200)");
     hm->add_option("--db", hostModel.db, "run store for the real runs (default: a fresh one; calibrations go to fresh stores beside it)");
     hm->add_option("--cli", hostModel.cli, "trainbench-cli to run (default: the one built with this tool)");
+    trainbench::bench::KernelFitBenchOptions kernelFit;
+    auto* kf = app.add_subcommand("kernel-fit", "host model's kernel probes and fit, sample by sample; W1/W2 op by op against it");
+    kf->add_option("-t,--threads", kernelFit.threads, "threads per copy (default 1)");
+    kf->add_option("-c,--copies", kernelFit.copies, "copies side by side, as replicas (default 1)");
+    kf->add_option("--check", kernelFit.check, "workloads timed against the fit (default w1,w2)")->delimiter(',');
+    kf->add_option("--batch", kernelFit.batch, "their batch per copy (default 128 / copies)");
+    kf->add_flag("!--no-samples", kernelFit.samples, "leave out the probe samples");
     CLI11_PARSE(app, argc, argv);
+    if (*kf) return trainbench::bench::kernelFitBench(kernelFit);
     if (*hm) {
         if (hostWorkload != "both") hostModel.workloads = {hostWorkload};
         return trainbench::bench::hostModelBench(hostModel);

@@ -88,6 +88,11 @@ void printCalibration(const std::string& db) {
         for (const auto& [kind, r] : m["kernels"]["kinds"].items()) row(kind, r);
         row("(other matrix products)", m["kernels"]["matrix"]);
         row("(other kinds)", m["kernels"]["other"]);
+        const nlohmann::json& k = m["kernels"];
+        std::printf("  effective cache %.1f MiB (all replicas), bytes beyond it %.2fx as slow; outside the ops %.1f us "
+                    "+ %.1f us per MB of activations a step\n",
+                    m["cache"]["effective_cache_bytes"].get<double>() / (1 << 20), 1 + m["cache"]["slowdown"].get<double>(),
+                    k["step_overhead_s"].get<double>() * 1e6, k["step_overhead_per_activation_byte_s"].get<double>() * 1e12);
         for (const char* link : {"shared_memory", "loopback"})
             std::printf("  link %-14s latency %6.1f us, %5.2f GB/s\n", link, m[link]["alpha_s"].get<double>() * 1e6,
                         1e-9 / m[link]["beta_s_per_byte"].get<double>());

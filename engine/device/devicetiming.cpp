@@ -28,7 +28,7 @@ MatrixShape paddedShape(const MatrixShape& shape, const DeviceSpec& device) {
     return {roundUp(shape.m, 8), roundUp(shape.n, size), roundUp(shape.k, size)};
 }
 
-OpTiming opTime(const OpDesc& op, const DeviceSpec& device, Precision precision) {
+OpTiming opTime(const OpDesc& op, const DeviceSpec& device, Precision precision, double parameterBytes) {
     // Rates first: they throw for a precision the device lacks, whatever the op.
     const double matrixRate = device.replicaMatrixFlops(precision);
     const double vectorRate = device.replicaVectorFlops();
@@ -51,10 +51,12 @@ OpTiming opTime(const OpDesc& op, const DeviceSpec& device, Precision precision)
     }
     if (device.kernel_rates) {
         // The calibrated host: its kernels' fitted rates, arithmetic and traffic not overlapped.
-        const KernelRate& rate = device.kernel_rates->rateFor(op.cost.kind, !op.matrix.empty());
+        const KernelRates& rates = *device.kernel_rates;
+        const KernelRate& rate = rates.rateFor(op.cost.kind, !op.matrix.empty());
         t.compute_s = op.cost.flops * rate.seconds_per_flop;
-        t.memory_s = t.bytes * rate.seconds_per_byte;
-        t.seconds = rate.seconds(op.cost.flops, t.bytes);
+        const double factor = touchesParameters(op) ? rates.byteFactor(parameterBytes) : 1.0;
+        t.memory_s = t.bytes * factor * rate.seconds_per_byte;
+        t.seconds = rate.overhead_s + t.compute_s + t.memory_s;
         return t;
     }
     t.memory_s = t.bytes / device.replicaBandwidthBytesPerS();
@@ -66,8 +68,9 @@ StepTiming stepTime(const OpGraph& graph, const DeviceSpec& device, Precision pr
     StepTiming step;
     double weightedUtilisation = 0.0;
     step.ops.reserve(graph.ops.size());
+    const double parameterBytes = graph.params_bytes + graph.grads_bytes + graph.optimizer_bytes;
     for (const OpDesc& op : graph.ops) {
-        const OpTiming t = opTime(op, device, precision);
+        const OpTiming t = opTime(op, device, precision, parameterBytes);
         const double seconds = t.seconds * static_cast<double>(op.calls);
         switch (op.part) {
             case StepPart::Forward: step.forward_s += seconds; break;
@@ -82,6 +85,8 @@ StepTiming stepTime(const OpGraph& graph, const DeviceSpec& device, Precision pr
         step.ops.push_back(t);
     }
     step.overhead_s = device.per_step_overhead_s;
+    // The calibrated host: what its steps spend outside the graph's ops, measured with the kernels.
+    if (device.kernel_rates) step.overhead_s += device.kernel_rates->stepOverhead(graph.activation_bytes);
     step.seconds = step.forward_s + step.backward_s + step.optimizer_s + step.overhead_s;
     step.matrix_utilisation = step.matrix_s > 0.0 ? weightedUtilisation / step.matrix_s : 0.0;
     return step;

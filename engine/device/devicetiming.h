@@ -33,12 +33,15 @@ MatrixShape paddedShape(const MatrixShape& shape, const DeviceSpec& device);
 
 // One call of `op` on one replica of `device` at `precision`. Bytes follow the precision: bf16
 // halves the traffic of forward and backward ops (activations and weights in 16 bits); optimizer
-// updates keep fp32 master weights and state, so their bytes are unchanged. std::invalid_argument
+// updates keep fp32 master weights and state, so their bytes are unchanged. `parameterBytes` are
+// one replica's parameters, gradients and optimizer state: the calibrated host charges the bytes
+// of ops that touch them by how much of them its caches hold (kernelrates.h). std::invalid_argument
 // when the device has no such precision or is an uncalibrated cpu-host.
-OpTiming opTime(const OpDesc& op, const DeviceSpec& device, Precision precision);
+OpTiming opTime(const OpDesc& op, const DeviceSpec& device, Precision precision, double parameterBytes = 0.0);
 
 // A training step of one replica: every op times its calls per step, by part, plus the device's
-// per-step overhead (host, infeed, synchronisation).
+// per-step overhead (host, infeed, synchronisation; on the calibrated host, the measured time its
+// steps spend outside the graph's ops).
 struct StepTiming {
     double forward_s = 0.0;
     double backward_s = 0.0;

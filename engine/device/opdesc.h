@@ -35,6 +35,11 @@ struct OpDesc {
     OpDesc(prof::OpCost c, StepPart p, MatrixShape m = {}) : cost(std::move(c)), part(p), matrix(m) {}
 };
 
+// Whether the op reads or writes the parameters, their gradients or the optimizer state: matrix
+// products (weights, weight gradients) and optimizer updates. The calibrated host charges their
+// bytes by where the parameters are (kernelrates.h).
+inline bool touchesParameters(const OpDesc& op) { return op.part == StepPart::Optimizer || !op.matrix.empty(); }
+
 // Every op of one training step of one replica at a given per-replica batch.
 struct OpGraph {
     int64_t batch = 0;

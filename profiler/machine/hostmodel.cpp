@@ -20,6 +20,7 @@
 #include "profiler/machine/calibrationlock.h"
 #include "profiler/machine/kernelfit.h"
 #include "profiler/machine/kernelprobe.h"
+#include "profiler/machine/memoryprobe.h"
 #include "profiler/store/database.h"
 #include "profiler/store/schema.h"
 #include "profiler/store/storeerror.h"
@@ -153,6 +154,25 @@ engine::KernelRate rateFrom(const nlohmann::json& j) {
     return r;
 }
 
+nlohmann::json cacheJson(const CacheCurve& c) {
+    nlohmann::json points = nlohmann::json::array();
+    for (const CachePoint& p : c.points) points.push_back({p.bytes_per_copy, p.gbs_per_copy});
+    return {{"effective_cache_bytes", c.effective_cache_bytes},
+            {"slowdown", c.slowdown},
+            {"cached_gbs", c.cached_gbs},
+            {"points", points}};
+}
+
+CacheCurve cacheFrom(const nlohmann::json& j, int copies) {
+    CacheCurve c;
+    c.copies = copies;
+    c.effective_cache_bytes = j.at("effective_cache_bytes").get<double>();
+    c.slowdown = j.at("slowdown").get<double>();
+    c.cached_gbs = j.at("cached_gbs").get<double>();
+    for (const nlohmann::json& p : j.at("points")) c.points.push_back({p.at(0).get<double>(), p.at(1).get<double>()});
+    return c;
+}
+
 nlohmann::json linkJson(const engine::LinkParams& l) {
     return {{"alpha_s", l.alpha_s}, {"beta_s_per_byte", l.beta_s_per_byte}};
 }
@@ -196,9 +216,11 @@ HostModel measureHostModel(int threads, int replicas) {
     m.threads = resolveThreads(threads);
     m.replicas = std::max(1, replicas);
     m.measured_at = utcNow();
-    const std::vector<KernelSample> samples = probeKernels(m.threads, m.replicas);
-    m.kernels = fitKernelRates(samples, m.threads);
-    m.kernel_fit_error = relativeError(m.kernels, samples);
+    m.cache = measureCacheCurve(m.threads, m.replicas, static_cast<double>(lastLevelCacheBytes()));
+    const KernelProbes probes = probeKernels(m.threads, m.replicas);
+    m.kernels = fitKernelRates(probes.samples, m.threads, m.cache.effective_cache_bytes, m.cache.slowdown);
+    fitStepOverhead(probes.steps, m.kernels);
+    m.kernel_fit_error = relativeError(m.kernels, probes.samples);
     m.shared_memory = measureSharedMemory();
     m.loopback = measureLoopback();
     return m;
@@ -207,7 +229,7 @@ HostModel measureHostModel(int threads, int replicas) {
 std::string hostModelJson(const HostModel& m) {
     nlohmann::json kinds = nlohmann::json::object();
     for (const auto& [kind, rate] : m.kernels.kinds) kinds[kind] = rateJson(rate);
-    const nlohmann::json j = {{"format", 1},
+    const nlohmann::json j = {{"format", 2},
                               {"host", m.host},
                               {"threads", m.threads},
                               {"replicas", m.replicas},
@@ -215,7 +237,10 @@ std::string hostModelJson(const HostModel& m) {
                               {"kernel_fit_error", m.kernel_fit_error},
                               {"kernels", {{"kinds", kinds},
                                            {"matrix", rateJson(m.kernels.matrix)},
-                                           {"other", rateJson(m.kernels.other)}}},
+                                           {"other", rateJson(m.kernels.other)},
+                                           {"step_overhead_s", m.kernels.step_overhead_s},
+                                           {"step_overhead_per_activation_byte_s", m.kernels.step_overhead_per_activation_byte_s}}},
+                              {"cache", cacheJson(m.cache)},
                               {"shared_memory", linkJson(m.shared_memory)},
                               {"loopback", linkJson(m.loopback)}};
     return j.dump();
@@ -224,18 +249,25 @@ std::string hostModelJson(const HostModel& m) {
 HostModel hostModelFromJson(const std::string& text) {
     try {
         const nlohmann::json j = nlohmann::json::parse(text);
-        if (j.at("format").get<int>() != 1) throw std::invalid_argument("host model: unknown format " + j.at("format").dump());
+        // Format 1 (before the cache term) is measured again rather than read.
+        if (j.at("format").get<int>() != 2) throw std::invalid_argument("host model: unknown format " + j.at("format").dump());
         HostModel m;
         m.host = j.at("host").get<std::string>();
         m.threads = j.at("threads").get<int>();
         m.replicas = j.at("replicas").get<int>();
         m.kernels.threads = m.threads;
+        m.kernels.copies = m.replicas;
         m.measured_at = j.at("measured_at").get<std::string>();
         m.kernel_fit_error = j.at("kernel_fit_error").get<double>();
         const nlohmann::json& k = j.at("kernels");
         for (const auto& [kind, rate] : k.at("kinds").items()) m.kernels.kinds[kind] = rateFrom(rate);
         m.kernels.matrix = rateFrom(k.at("matrix"));
         m.kernels.other = rateFrom(k.at("other"));
+        m.kernels.step_overhead_s = k.at("step_overhead_s").get<double>();
+        m.kernels.step_overhead_per_activation_byte_s = k.at("step_overhead_per_activation_byte_s").get<double>();
+        m.cache = cacheFrom(j.at("cache"), m.replicas);
+        m.kernels.cache_bytes = m.cache.effective_cache_bytes;
+        m.kernels.spill_slowdown = m.cache.slowdown;
         m.shared_memory = linkFrom(j.at("shared_memory"));
         m.loopback = linkFrom(j.at("loopback"));
         return m;

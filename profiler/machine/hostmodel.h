@@ -9,6 +9,7 @@
 
 #include "engine/device/kernelrates.h"
 #include "engine/device/topology.h"
+#include "profiler/machine/cacheprobe.h"
 
 namespace trainbench::profiler {
 
@@ -17,7 +18,8 @@ struct HostModel {
     int threads = 0;                  // compute threads of one replica
     int replicas = 1;                 // replicas sharing the host while the kernels were probed
     std::string measured_at;          // ISO-8601 UTC
-    engine::KernelRates kernels;
+    engine::KernelRates kernels;      // their cache_bytes and spill_slowdown come from `cache`
+    CacheCurve cache;                 // the streaming sweep (cacheprobe.h), `replicas` copies
     double kernel_fit_error = 0.0;    // RMS relative error of the fit on its own probes
     // One link of a two-rank all-reduce, inverted from its measured time (docs/devices.md):
     engine::LinkParams shared_memory; // replica threads of one process (a switch)

@@ -13,7 +13,18 @@ namespace trainbench::profiler {
 // Kinds with fewer than kMinSamplesPerKind samples get only their family's fit.
 inline constexpr int kMinSamplesPerKind = 3;
 
-engine::KernelRates fitKernelRates(const std::vector<KernelSample>& samples, int threads);
+// `cacheBytes` and `spillSlowdown`: the host's effective cache and how much slower bytes beyond it
+// are (cacheprobe.h; 0: bytes cost the same wherever they come from). Each sample's bytes are
+// weighed by its probe's spill, so that the rates are those of data in the cache.
+engine::KernelRates fitKernelRates(const std::vector<KernelSample>& samples, int threads, double cacheBytes = 0.0,
+                                   double spillSlowdown = 0.0);
+
+// Fits `rates.step_overhead_s` and `step_overhead_per_activation_byte_s` (non-negative, relative
+// least squares) to the probes' time outside their ops.
+void fitStepOverhead(const std::vector<StepSample>& steps, engine::KernelRates& rates);
+
+// What `rates` predict for one sample, its probe's spill included.
+double predictedSeconds(const engine::KernelRates& rates, const KernelSample& sample);
 
 // The root-mean-square relative error of `rates` on `samples` (0.1 = 10 %).
 double relativeError(const engine::KernelRates& rates, const std::vector<KernelSample>& samples);

@@ -144,6 +144,67 @@ TEST(DeviceTiming, CalibratedHostWithKernelRatesIsTimedByThem) {
     EXPECT_THROW(device("cpu-host").withCalibration(100.0, 10.0, 8 * kGiB, KernelRates{}), std::invalid_argument);
 }
 
+TEST(DeviceTiming, CalibratedHostChargesParameterTrafficByWhatItsCacheHolds) {
+    KernelRates rates;
+    rates.threads = 1;
+    rates.copies = 2;
+    rates.kinds["inner_product_forward"] = {5e-6, 1.0 / 80e9, 1.0 / 40e9, 4};
+    rates.other = {1e-6, 0.0, 1.0 / 25e9, 9};
+    rates.cache_bytes = 32e6;
+    rates.spill_slowdown = 1.5;
+    const DeviceSpec host = device("cpu-host").withCalibration(100.0, 10.0, 8 * kGiB, rates);
+    const OpDesc mm = matmul(128, 512, 784);
+    const double inCache = 5e-6 + mm.cost.flops / 80e9 + mm.cost.bytes / 40e9;
+    // Two copies of 16 MB fill the 32 MB cache exactly: nothing spills.
+    EXPECT_NEAR(opTime(mm, host, Precision::Fp32, 16e6).seconds, inCache, 1e-12);
+    EXPECT_NEAR(opTime(mm, host, Precision::Fp32).seconds, inCache, 1e-12);
+    // Two copies of 32 MB: half of it is beyond the cache, so the bytes take 1 + 1.5 x 0.5 times as long.
+    const OpTiming spilled = opTime(mm, host, Precision::Fp32, 32e6);
+    EXPECT_NEAR(spilled.seconds, 5e-6 + mm.cost.flops / 80e9 + 1.75 * mm.cost.bytes / 40e9, 1e-12);
+    EXPECT_NEAR(spilled.memory_s, 1.75 * mm.cost.bytes / 40e9, 1e-12);
+    // An optimizer update streams the parameters too; a ReLU's activations are not charged for them.
+    OpDesc adam = elementwise(1e6, 10.0, 7, StepPart::Optimizer);
+    adam.cost.kind = "adam_update";
+    EXPECT_NEAR(opTime(adam, host, Precision::Fp32, 32e6).seconds, 1e-6 + 1.75 * 28e6 / 25e9, 1e-12);
+    const OpDesc relu = elementwise(1e6, 1.0, 2);
+    EXPECT_NEAR(opTime(relu, host, Precision::Fp32, 32e6).seconds, 1e-6 + 8e6 / 25e9, 1e-12);
+}
+
+TEST(DeviceTiming, StepTimeTakesTheSpillFromTheGraphsParameters) {
+    KernelRates rates;
+    rates.threads = 1;
+    rates.kinds["inner_product_forward"] = {0.0, 1.0 / 80e9, 1.0 / 40e9, 4};
+    rates.other = {0.0, 0.0, 1.0 / 25e9, 9};
+    rates.cache_bytes = 8e6;
+    rates.spill_slowdown = 2.0;
+    const DeviceSpec host = device("cpu-host").withCalibration(100.0, 10.0, 8 * kGiB, rates);
+    OpGraph g;
+    g.ops.push_back(matmul(128, 512, 784));
+    g.activation_bytes = 1e9;  // activations are not what spills
+    const double inCache = stepTime(g, host, Precision::Fp32).seconds;
+    EXPECT_NEAR(inCache, g.ops[0].cost.flops / 80e9 + g.ops[0].cost.bytes / 40e9, 1e-12);
+    g.params_bytes = 4e6;
+    g.grads_bytes = 4e6;
+    g.optimizer_bytes = 8e6;  // 16 MB against 8 MB of cache: half spills, bytes 2x as slow
+    EXPECT_NEAR(stepTime(g, host, Precision::Fp32).seconds,
+                g.ops[0].cost.flops / 80e9 + 2.0 * g.ops[0].cost.bytes / 40e9, 1e-12);
+}
+
+TEST(DeviceTiming, CalibratedHostStepsPayTheirMeasuredTimeOutsideTheOps) {
+    KernelRates rates;
+    rates.threads = 1;
+    rates.other = {0.0, 0.0, 1.0 / 25e9, 9};
+    rates.step_overhead_s = 10e-6;
+    rates.step_overhead_per_activation_byte_s = 5e-12;
+    const DeviceSpec host = device("cpu-host").withCalibration(100.0, 10.0, 8 * kGiB, rates);
+    OpGraph g;
+    g.ops.push_back(elementwise(1e6, 1.0, 2));
+    g.activation_bytes = 20e6;
+    const StepTiming s = stepTime(g, host, Precision::Fp32);
+    EXPECT_NEAR(s.overhead_s, 10e-6 + 100e-6, 1e-12);
+    EXPECT_NEAR(s.seconds, 8e6 / 25e9 + 110e-6, 1e-12);
+}
+
 TEST(DeviceTiming, StepSumsPartsPlusPerStepOverhead) {
     OpGraph g;
     g.ops.push_back(matmul(1024, 1024, 1024, StepPart::Forward, 2));  // 34.86 us + 1 us each
