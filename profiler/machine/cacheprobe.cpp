@@ -52,14 +52,15 @@ void update(Arrays& a, int threads) {
 CacheCurve measureCacheCurve(int threads, int copies, double nominalCacheBytes) {
     CacheCurve curve;
     curve.copies = std::max(1, copies);
-    const double top = std::max(4.0 * nominalCacheBytes, 64.0 * 1024 * 1024) / curve.copies;
+    // 4x the cache in all copies together, between 64 MiB and 512 MiB.
+    const double top = std::clamp(4.0 * nominalCacheBytes, 64.0 * 1024 * 1024, 512.0 * 1024 * 1024) / curve.copies;
     std::vector<double> sizes;
     for (double s = 512.0 * 1024; s <= top * 1.0001; s *= std::sqrt(2.0)) sizes.push_back(s);
 
     std::vector<std::vector<double>> seconds(sizes.size(), std::vector<double>(static_cast<size_t>(kTimed)));
     std::barrier together(curve.copies);
     std::exception_ptr error;
-    std::mutex errorMutex;
+    std::mutex mutex;  // guards `seconds` and `error`
     auto copy = [&] {
         try {
             engine::bindComputeThreads(threads);
@@ -78,14 +79,14 @@ CacheCurve measureCacheCurve(int threads, int copies, double nominalCacheBytes) 
                     const double t = std::chrono::duration<double>(Clock::now() - start).count();
                     if (r < kWarmup) continue;
                     // The slowest copy's time is the pass's: replicas wait for each other.
-                    const std::lock_guard lock(errorMutex);
+                    const std::lock_guard lock(mutex);
                     double& slot = seconds[i][static_cast<size_t>(r - kWarmup)];
                     slot = std::max(slot, t);
                 }
             }
         } catch (...) {
             together.arrive_and_drop();
-            const std::lock_guard lock(errorMutex);
+            const std::lock_guard lock(mutex);
             error = std::current_exception();
         }
     };

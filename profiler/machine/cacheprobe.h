@@ -25,9 +25,9 @@ struct CacheCurve {
     double cached_gbs = 0.0;         // the rate while everything fits
 };
 
-// Sweeps with `threads` OpenMP threads per copy; about a third of a second. `nominalCacheBytes`
-// (lastLevelCacheBytes(), 0 if unknown) sets how far: to 4x it in all copies together, at least
-// 64 MiB.
+// Sweeps with `threads` OpenMP threads per copy; well under a second. `nominalCacheBytes`
+// (lastLevelCacheBytes(), 0 if unknown) sets how far: to 4x it in all copies together, between
+// 64 MiB and 512 MiB.
 CacheCurve measureCacheCurve(int threads, int copies, double nominalCacheBytes);
 
 // Fits effective_cache_bytes, slowdown and cached_gbs to `curve.points` (relative least squares, the
