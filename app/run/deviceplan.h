@@ -38,6 +38,9 @@ struct DevicePlan {
     // cpu-host with every core computing: the gradient exchange needs cores too (sums, copies, the
     // TCP stack), so it cannot hide behind backward as a device's does.
     bool exchange_takes_cores = false;
+    // cpu-host: a data set read into memory is batched on the training thread, between steps, not
+    // ahead of them (a streaming pipeline with prefetch runs ahead on threads of its own).
+    bool host_batches_in_step = false;
 };
 
 // This host as an emulated device (device.type "cpu-host") at a thread count: its roofs, RAM and

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "app/run/deviceplan.h"
+#include "app/run/emulatedrun.h"
 #include "engine/data/datasubset.h"
 #include "engine/data/pipeline/datasource.h"
 #include "engine/device/opgraph.h"
@@ -44,14 +45,18 @@ Estimate estimateExperiment(const Experiment& x, const DataShape& data, const Ho
     if (async) graph.optimizer_bytes = 0.0;  // the optimizer state is on the servers
     e.memory = engine::checkMemory(graph, plan.spec, plan.precision);
     for (const engine::OpDesc& op : graph.ops) e.flops_per_step += op.cost.flops * static_cast<double>(op.calls);
-    // Infeed pinned or none: the estimate has no host pipeline to measure.
+    // Infeed pinned or none: the estimate has no host pipeline of the devices' hosts to measure. This
+    // host as the device is the exception: its pipeline is here, and it is measured now.
+    double infeed = x.device.infeed_seconds_per_batch;
+    if (plan.host_batches_in_step && !(infeed > 0) && x.data.dataset != "shape")
+        infeed = measureInfeed(x, plan.network ? e.replica_batch : e.global_batch);
     if (async) {
-        engine::ParameterServerClock clock(parameterServerClockConfig(plan, x, x.device.infeed_seconds_per_batch),
+        engine::ParameterServerClock clock(parameterServerClockConfig(plan, x, infeed),
                                            x.model, data.sample, data.classes, x.optimizer);
         e.parameter_servers = clock.stepCost(e.global_batch);
         e.step = e.parameter_servers->jobStep();
     } else {
-        engine::VirtualClock clock(virtualClockConfig(plan, x, x.device.infeed_seconds_per_batch), x.model, data.sample,
+        engine::VirtualClock clock(virtualClockConfig(plan, x, infeed), x.model, data.sample,
                                    data.classes, x.optimizer);
         e.step = clock.stepCost(e.global_batch);
     }

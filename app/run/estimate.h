@@ -1,8 +1,9 @@
 #pragma once
 // A dry run (trainbench-cli estimate): what an experiment would take on its emulated devices, from
 // the op graph alone — step time, memory per replica, throughput, time and cost of the whole run —
-// without loading data or running numerics, so that a model too large to train here (a ResNet-50 on
-// ImageNet) can be planned across devices and slice sizes.
+// without running numerics, so that a model too large to train here (a ResNet-50 on ImageNet) can
+// be planned across devices and slice sizes. The data set is opened for its shape only (dataset
+// "shape" not even that), except on cpu-host, where this host's pipeline is timed as well.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,7 +35,10 @@ struct Estimate {
     int64_t device_count = 1;     // charged: chips, GPUs
     int64_t global_batch = 0;
     int64_t replica_batch = 0;
-    engine::VirtualStep step;     // one step, virtual seconds by part (no infeed: no host pipeline here)
+    // One step, virtual seconds by part. No infeed (there is no host pipeline of the devices' hosts
+    // here) unless pinned (device.infeed_seconds_per_batch), or on cpu-host, whose pipeline is this
+    // host's: measured, and charged in the step for a data set in memory (DevicePlan::host_batches_in_step).
+    engine::VirtualStep step;
     double flops_per_step = 0.0;  // useful FLOPs of one replica's step
     engine::MemoryCheck memory;   // one replica
     double samples_per_second = 0.0;

@@ -205,4 +205,16 @@ TEST(CliEmulated, ThisHostAsADeviceIsTimedByItsCalibrationInTheStore) {
     EXPECT_DOUBLE_EQ(rows[0]["step_seconds"].get<double>(), host.steps.front().step_seconds);
     EXPECT_GT(rows[0]["comm_seconds"].get<double>(), 0.0);
     EXPECT_EQ(rows[0]["devices"], "cpu-host:1x2");
+    // The data set is in memory and batched on the training thread, between steps: the pinned infeed
+    // is part of every step, not hidden behind the previous one.
+    EXPECT_DOUBLE_EQ(rows[0]["input_seconds"].get<double>(), 0.0001);
+    // Unpinned, the estimate times this host's own pipeline and charges it the same way.
+    auto own = runCli({"estimate", (tmp.path / "host.json").string(), "--json", "--db", db, "--set",
+                       "device.infeed_seconds_per_batch=0"},
+                      tmp.path);
+    ASSERT_EQ(own.exitCode, 0) << own.err << own.out;
+    const auto measured = nlohmann::json::parse(own.out)[0];
+    const double input = measured["input_seconds"].get<double>();
+    EXPECT_GT(input, 0.0);
+    EXPECT_NEAR(measured["step_seconds"].get<double>(), host.steps.front().step_seconds - 0.0001 + input, 1e-12);
 }
