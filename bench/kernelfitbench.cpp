@@ -54,7 +54,7 @@ int kernelFitBench(const KernelFitBenchOptions& o) {
     std::printf("kernel probes: fit RMS error %.0f %%\n", profiler::relativeError(rates, samples) * 100);
     std::map<int, double> ws;
     for (const auto& s : samples) ws[s.probe] = s.working_set_bytes;
-    for (const profiler::StepSample& st : probes.steps)
+    for (const profiler::ProbeStep& st : probes.steps)
         std::printf("  probe %d: parameters, gradients and state %.1f MB per copy; activations %.1f MB; outside the ops "
                     "%.1f us a step, fitted %.1f us\n",
                     st.probe + 1, ws[st.probe] / 1e6, st.activation_bytes / 1e6, st.outside_s * 1e6,

@@ -130,13 +130,13 @@ engine::KernelRates fitKernelRates(const std::vector<KernelSample>& samples, int
     return rates;
 }
 
-void fitStepOverhead(const std::vector<StepSample>& steps, engine::KernelRates& rates) {
+void fitStepOverhead(const std::vector<ProbeStep>& steps, engine::KernelRates& rates) {
     rates.step_overhead_s = 0.0;
     rates.step_overhead_per_activation_byte_s = 0.0;
     // Minimise sum ((a + b x activation bytes) / t - 1)^2 over a, b >= 0: the joint solution when both are
     // non-negative, else the better of each alone.
     double s11 = 0, s12 = 0, s22 = 0, s1 = 0, s2 = 0;
-    for (const StepSample& st : steps) {
+    for (const ProbeStep& st : steps) {
         if (!(st.outside_s > 0)) continue;
         const double f1 = 1.0 / st.outside_s, f2 = st.activation_bytes / st.outside_s;
         s11 += f1 * f1;
@@ -148,7 +148,7 @@ void fitStepOverhead(const std::vector<StepSample>& steps, engine::KernelRates& 
     if (!(s11 > 0)) return;
     auto residual = [&](double a, double b) {
         double sum = 0.0;
-        for (const StepSample& st : steps)
+        for (const ProbeStep& st : steps)
             if (st.outside_s > 0) sum += std::pow((a + b * st.activation_bytes) / st.outside_s - 1.0, 2);
         return sum;
     };

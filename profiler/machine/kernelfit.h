@@ -21,7 +21,7 @@ engine::KernelRates fitKernelRates(const std::vector<KernelSample>& samples, int
 
 // Fits `rates.step_overhead_s` and `step_overhead_per_activation_byte_s` (non-negative, relative
 // least squares) to the probes' time outside their ops.
-void fitStepOverhead(const std::vector<StepSample>& steps, engine::KernelRates& rates);
+void fitStepOverhead(const std::vector<ProbeStep>& steps, engine::KernelRates& rates);
 
 // What `rates` predict for one sample, its probe's spill included.
 double predictedSeconds(const engine::KernelRates& rates, const KernelSample& sample);

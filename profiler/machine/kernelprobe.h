@@ -27,7 +27,7 @@ struct KernelSample {
 
 // A probe step's time outside the ops of its graph (the loss, layout reorders of activations, the
 // strategy's own work), the median step.
-struct StepSample {
+struct ProbeStep {
     int probe = 0;
     int64_t batch = 0;              // examples per copy
     double activation_bytes = 0.0;  // the step's activations (OpGraph's), one copy
@@ -37,7 +37,7 @@ struct StepSample {
 
 struct KernelProbes {
     std::vector<KernelSample> samples;
-    std::vector<StepSample> steps;  // one per model
+    std::vector<ProbeStep> steps;  // one per model
 };
 
 // A model trained a few steps to time its kernels: a probe, or a workload checked against the fit.
