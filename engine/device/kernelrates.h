@@ -51,12 +51,9 @@ struct KernelRates {
     bool empty() const { return kinds.empty() && matrix.samples == 0 && other.samples == 0; }
     // The kind's own fit, or its family's; `isMatrix` says which family.
     const KernelRate& rateFor(const std::string& kind, bool isMatrix) const;
-    // What does not fit this host's cache of `copies` steps side by side (spillFraction), and what
-    // the bytes of an op that touches the parameters are multiplied by in a step whose parameters,
-    // gradients and optimizer state (one copy) are `workingSetBytes`.
-    double spillFraction(double workingSetBytes) const {
-        return engine::spillFraction(cache_bytes, workingSetBytes, copies);
-    }
+    // What the bytes of an op that touches the parameters are multiplied by in a step whose
+    // parameters, gradients and optimizer state (one copy) are `workingSetBytes`, with
+    // `copiesSideBySide` such steps sharing the cache (by default the copies it was measured with).
     double byteFactor(double workingSetBytes, int copiesSideBySide) const {
         return 1.0 + spill_slowdown * engine::spillFraction(cache_bytes, workingSetBytes, copiesSideBySide);
     }
