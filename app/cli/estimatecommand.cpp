@@ -99,8 +99,8 @@ int estimateCommand(const std::string& file, const std::vector<std::string>& ove
         if (asJson) {
             std::printf("%s\n", out.dump(2).c_str());
         } else {
-            std::printf("estimate of %s: %lld training examples of %s, %lld classes (op graph only: no data read, "
-                        "no numerics)\n\n",
+            std::printf("estimate of %s: %lld training examples of %s, %lld classes (from the op graph, "
+                        "without numerics)\n\n",
                         file.c_str(), static_cast<long long>(data.train_examples),
                         [&] {
                             std::string s;
