@@ -16,15 +16,11 @@ namespace trainbench::bench {
 
 namespace {
 
-double predicted(const engine::KernelRates& rates, const profiler::KernelSample& s) {
-    return profiler::predictedSeconds(rates, s);
-}
-
 void printRows(const engine::KernelRates& rates, const std::vector<profiler::KernelSample>& samples, bool byProbe) {
     std::printf("  %-5s %-31s %-26s %9s %8s %8s %10s %10s %7s\n", byProbe ? "probe" : "", "kind", "shape", "MFLOP", "MB",
                 "spill", "measured", "fit", "error");
     for (const profiler::KernelSample& s : samples) {
-        const double p = predicted(rates, s);
+        const double p = profiler::predictedSeconds(rates, s);
         std::printf("  %-5s %-31s %-26.26s %9.2f %8.3f %8.2f %8.1f us %8.1f us %+6.0f%%\n",
                     byProbe ? std::to_string(s.probe + 1).c_str() : "", s.op.cost.kind.c_str(),
                     s.op.cost.shape.c_str(), s.op.cost.flops / 1e6, s.op.cost.bytes / 1e6,
@@ -73,7 +69,7 @@ int kernelFitBench(const KernelFitBenchOptions& o) {
         double measuredStep = 0.0, predictedStep = 0.0;
         for (const auto& s : ops) {
             measuredStep += s.seconds * static_cast<double>(s.op.calls);
-            predictedStep += predicted(rates, s) * static_cast<double>(s.op.calls);
+            predictedStep += profiler::predictedSeconds(rates, s) * static_cast<double>(s.op.calls);
         }
         const double outside = timed.steps.empty() ? 0.0 : timed.steps.front().outside_s;
         const double outsidePredicted = timed.steps.empty() ? 0.0 : rates.stepOverhead(timed.steps.front().activation_bytes);

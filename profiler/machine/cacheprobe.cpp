@@ -11,6 +11,7 @@
 
 #include "engine/device/cpudevice.h"
 #include "engine/device/kernelrates.h"
+#include "profiler/machine/relativefit.h"
 
 namespace trainbench::profiler {
 
@@ -109,49 +110,24 @@ void fitCacheCurve(CacheCurve& curve) {
     curve.effective_cache_bytes = 0.0;
     curve.slowdown = 0.0;
     curve.cached_gbs = 0.0;
-    if (curve.points.empty()) return;
-    // For each candidate cache, seconds per GB = a + b x spill by least squares relative to each
-    // point's own value; the best candidate with a > 0 and b >= 0 wins.
-    double bestResidual = std::numeric_limits<double>::infinity();
     double largest = 0.0;
-    for (const CachePoint& p : curve.points) largest = std::max(largest, p.bytes_per_copy * curve.copies);
+    std::vector<double> secondsPerGB;
+    for (const CachePoint& p : curve.points) {
+        largest = std::max(largest, p.bytes_per_copy * curve.copies);
+        secondsPerGB.push_back(p.gbs_per_copy > 0 ? 1.0 / p.gbs_per_copy : 0.0);
+    }
+    // For each candidate cache, seconds per GB = a + b x spill with a > 0, b >= 0; the best wins.
+    double bestResidual = std::numeric_limits<double>::infinity();
     for (double cache = 256.0 * 1024; cache <= largest; cache *= std::pow(2.0, 1.0 / 8)) {
-        double saa = 0, sab = 0, sbb = 0, sa = 0, sb = 0;
-        for (const CachePoint& p : curve.points) {
-            if (!(p.gbs_per_copy > 0)) continue;
-            const double y = 1.0 / p.gbs_per_copy;
-            const double spill = engine::spillFraction(cache, p.bytes_per_copy, curve.copies);
-            // Minimise sum ((a + b spill) / y - 1)^2.
-            const double fa = 1.0 / y, fb = spill / y;
-            saa += fa * fa;
-            sab += fa * fb;
-            sbb += fb * fb;
-            sa += fa;
-            sb += fb;
-        }
-        const double det = saa * sbb - sab * sab;
-        double a = 0.0, b = 0.0;
-        if (std::fabs(det) > 1e-12 * saa * sbb && det != 0.0) {
-            a = (sa * sbb - sb * sab) / det;
-            b = (saa * sb - sab * sa) / det;
-        }
-        if (!(a > 0) || b < 0) {
-            b = 0.0;
-            a = saa > 0 ? sa / saa : 0.0;
-        }
-        if (!(a > 0)) continue;
-        double residual = 0.0;
-        for (const CachePoint& p : curve.points) {
-            if (!(p.gbs_per_copy > 0)) continue;
-            const double spill = engine::spillFraction(cache, p.bytes_per_copy, curve.copies);
-            residual += std::pow((a + b * spill) * p.gbs_per_copy - 1.0, 2);
-        }
-        if (residual < bestResidual - 1e-12) {
-            bestResidual = residual;
-            curve.effective_cache_bytes = b > 0 ? cache : 0.0;
-            curve.slowdown = b / a;
-            curve.cached_gbs = 1.0 / a;
-        }
+        std::vector<std::vector<double>> rows;
+        for (const CachePoint& p : curve.points)
+            rows.push_back({1.0, engine::spillFraction(cache, p.bytes_per_copy, curve.copies)});
+        const RelativeFit f = nonNegativeRelativeFit(rows, secondsPerGB, 0b01u);
+        if (!f.found || !(f.x[0] > 0) || !(f.residual < bestResidual - 1e-12)) continue;
+        bestResidual = f.residual;
+        curve.effective_cache_bytes = f.x[1] > 0 ? cache : 0.0;
+        curve.slowdown = f.x[1] / f.x[0];
+        curve.cached_gbs = 1.0 / f.x[0];
     }
 }
 

@@ -151,7 +151,7 @@ void runProbe(const ProbeModel& probe, int index, int threads, int copies, std::
         outside.push_back(std::max(0.0, walls[s] - ops));
     }
     std::nth_element(outside.begin(), outside.begin() + static_cast<std::ptrdiff_t>(outside.size() / 2), outside.end());
-    out.steps.push_back({index, probe.batch, graph.activation_bytes, outside[outside.size() / 2], copies});
+    out.steps.push_back({index, graph.activation_bytes, outside[outside.size() / 2], copies});
 }
 
 }  // namespace

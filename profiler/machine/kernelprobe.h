@@ -29,7 +29,6 @@ struct KernelSample {
 // strategy's own work), the median step.
 struct ProbeStep {
     int probe = 0;
-    int64_t batch = 0;              // examples per copy
     double activation_bytes = 0.0;  // the step's activations (OpGraph's), one copy
     double outside_s = 0.0;
     int copies = 1;

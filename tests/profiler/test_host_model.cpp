@@ -115,14 +115,14 @@ TEST(KernelFit, RatesAreThoseOfDataInTheCacheWhenTheProbesSpilled) {
 TEST(KernelFit, StepOverheadGrowsWithTheActivations) {
     std::vector<ProbeStep> steps;
     for (const double activations : {0.4e6, 1.5e6, 10e6, 17e6})
-        steps.push_back({0, 64, activations, 9e-6 + activations * 7e-12, 1});
+        steps.push_back({0, activations, 9e-6 + activations * 7e-12, 1});
     engine::KernelRates rates;
     fitStepOverhead(steps, rates);
     EXPECT_NEAR(rates.step_overhead_s, 9e-6, 1e-10);
     EXPECT_NEAR(rates.step_overhead_per_activation_byte_s, 7e-12, 1e-16);
     EXPECT_NEAR(rates.stepOverhead(5e6), 9e-6 + 35e-6, 1e-10);
     // Times that fall as the activations grow get no negative term: a constant, their typical value.
-    std::vector<ProbeStep> falling{{0, 64, 1e6, 20e-6, 1}, {1, 64, 10e6, 10e-6, 1}};
+    std::vector<ProbeStep> falling{{0, 1e6, 20e-6, 1}, {1, 10e6, 10e-6, 1}};
     fitStepOverhead(falling, rates);
     EXPECT_EQ(rates.step_overhead_per_activation_byte_s, 0.0);
     EXPECT_GT(rates.step_overhead_s, 10e-6);
