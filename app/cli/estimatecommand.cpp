@@ -48,7 +48,7 @@ int estimateCommand(const std::string& file, const std::vector<std::string>& ove
         double firstPerReplica = 0.0;
         bool anyTooBig = false;
         for (const app::SweepPoint& p : points) {
-            const app::Estimate e = app::estimateExperiment(p.experiment, data, app::storeCalibrator(db));
+            const app::Estimate e = app::estimateExperiment(p.experiment, data, app::storeCalibrator(db), db);
             const double perReplica = e.samples_per_second / e.replicas;
             if (firstPerReplica == 0.0) firstPerReplica = perReplica;
             const double scaling = perReplica / firstPerReplica;  // 1 = linear in replicas

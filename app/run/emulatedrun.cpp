@@ -14,6 +14,9 @@
 
 namespace trainbench::app {
 
+namespace {
+
+// The host's time to make one global batch with a pipeline of its own.
 double measureInfeed(const Experiment& x, int64_t globalBatch) {
     engine::TrainingData probe = engine::openTrainingData(x.data, globalBatch, x.train.seed);
     probe.train->startEpoch(0);
@@ -29,6 +32,8 @@ double measureInfeed(const Experiment& x, int64_t globalBatch) {
     std::sort(seconds.begin(), seconds.end());
     return seconds[seconds.size() / 2];
 }
+
+}  // namespace
 
 profiler::InfeedRate infeedOf(const Experiment& x, int64_t globalBatch, const std::string& dbPath) {
     if (x.device.infeed_seconds_per_batch > 0) return {x.device.infeed_seconds_per_batch, "", false};

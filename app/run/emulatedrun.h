@@ -22,10 +22,6 @@ namespace trainbench::app {
 // batches after 2), so that reruns get the same virtual time however busy the host is.
 profiler::InfeedRate infeedOf(const Experiment& x, int64_t globalBatch, const std::string& dbPath);
 
-// This host's time to make one batch of `globalBatch` with the experiment's own pipeline, now (the
-// median of 30 batches after 2); throws what opening the data throws.
-double measureInfeed(const Experiment& x, int64_t globalBatch);
-
 // One replica's footprint against its memory, from the shapes alone (before anything is allocated
 // here): a model or batch that does not fit fails as it would on the device (std::runtime_error).
 engine::MemoryCheck fitOnDevice(const Experiment& x, const DevicePlan& plan, int64_t globalBatch,

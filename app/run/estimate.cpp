@@ -23,7 +23,8 @@ DataShape dataShapeOf(const Experiment& x) {
     return out;
 }
 
-Estimate estimateExperiment(const Experiment& x, const DataShape& data, const HostCalibrator& calibrate) {
+Estimate estimateExperiment(const Experiment& x, const DataShape& data, const HostCalibrator& calibrate,
+                            const std::string& storePath) {
     if (!x.device.emulated())
         throw std::invalid_argument("device.type is 'cpu': estimate times an emulated device (set device.type to a "
                                     "device of the catalog, e.g. 'a100-sxm4-40gb' or 'tpu-v3'); run it to measure this host");
@@ -46,10 +47,11 @@ Estimate estimateExperiment(const Experiment& x, const DataShape& data, const Ho
     e.memory = engine::checkMemory(graph, plan.spec, plan.precision);
     for (const engine::OpDesc& op : graph.ops) e.flops_per_step += op.cost.flops * static_cast<double>(op.calls);
     // Infeed pinned or none: the estimate has no host pipeline of the devices' hosts to measure. This
-    // host as the device is the exception: its pipeline is here, and it is measured now.
+    // host as the device is the exception: its pipeline is here, so its rate is taken as a run takes
+    // it (the store's, measured by whichever needed it first).
     double infeed = x.device.infeed_seconds_per_batch;
-    if (plan.host_batches_in_step && !(infeed > 0) && x.data.dataset != "shape")
-        infeed = measureInfeed(x, plan.network ? e.replica_batch : e.global_batch);
+    if (plan.host_batches_in_step && !(infeed > 0) && x.data.dataset != "shape" && !storePath.empty())
+        infeed = infeedOf(x, plan.network ? e.replica_batch : e.global_batch, storePath).seconds_per_batch;
     if (async) {
         engine::ParameterServerClock clock(parameterServerClockConfig(plan, x, infeed),
                                            x.model, data.sample, data.classes, x.optimizer);

@@ -53,7 +53,9 @@ struct Estimate {
 
 // Throws std::invalid_argument when the experiment is not on an emulated device or its batch does
 // not split over the replicas. A model that does not fit is reported (memory.fits false), not thrown.
-// device.type "cpu-host" is timed from this host's calibration (`calibrate`).
-Estimate estimateExperiment(const Experiment& x, const DataShape& data, const HostCalibrator& calibrate = {});
+// device.type "cpu-host" is timed from this host's calibration (`calibrate`), and its infeed is this
+// host's rate from the run store at `storePath` (measured into it on first use; none without a store).
+Estimate estimateExperiment(const Experiment& x, const DataShape& data, const HostCalibrator& calibrate = {},
+                            const std::string& storePath = {});
 
 }  // namespace trainbench::app
