@@ -21,13 +21,13 @@
 namespace trainbench::testing {
 
 // `strategy` is the body of the experiment's "strategy" object ("" for a single device).
-// `evalEvery`: evaluate on the test set every so many steps (0: never).
+// `evalEvery`: evaluate on the test set every so many steps (0: never), on its first `testLimit` examples.
 inline std::string writeExperiment(const std::filesystem::path& dir, const std::string& name, int64_t batch,
-                                   int steps, const std::string& strategy, int evalEvery = 0) {
+                                   int steps, const std::string& strategy, int evalEvery = 0, int testLimit = 500) {
     const auto path = dir / (name + ".json");
     std::ofstream f(path);
     f << "{\"name\": \"" << name << "\", \"seed\": 5, \"data\": {\"train_limit\": " << batch * steps
-      << ", \"test_limit\": 500}, \"model\": {\"preset\": \"mlp\"},"
+      << ", \"test_limit\": " << testLimit << "}, \"model\": {\"preset\": \"mlp\"},"
       << "\"train\": {\"batch_size\": " << batch << ", \"epochs\": 0, \"max_steps\": " << steps
       << ", \"eval_every_steps\": " << evalEvery << ", \"eval_at_epoch_end\": false, \"threads\": 1}, \"strategy\": {" << strategy
       << "}}";
