@@ -1,165 +1,20 @@
 #include "engine/data/pipeline/streamingpipeline.h"
 
-#include "engine/profile/instrument.h"
-
 #include <algorithm>
-#include <chrono>
-#include <cmath>
-#include <cstdio>
 #include <cstring>
-#include <numeric>
 #include <stdexcept>
 #include <utility>
 
+#include "engine/data/pipeline/streamingparts.h"
 #include "engine/data/records/example.h"
-#include "engine/data/records/tfrecord.h"
 #include "engine/data/sources/imagefolder.h"
+#include "engine/profile/instrument.h"
 #include "engine/util/errors.h"
 #include "engine/util/threadname.h"
 
 namespace trainbench::engine {
 
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-// Names show in top, perf and gdb, so a profile says which pipeline stage a thread belongs to.
-
-int64_t nanosSince(Clock::time_point t) {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count();
-}
-
-// Records handed from a reader thread to the pipeline in one go (one lock per chunk, not per record).
-constexpr size_t kReadChunkRecords = 64;
-constexpr size_t kReadChunkBytes = 1 << 20;
-constexpr size_t kSlotQueueChunks = 16;  // chunks a reader thread may run ahead
-// Records decoded by one map call.
-constexpr size_t kMapChunkRecords = 32;
-
-}  // namespace
-
-// ---- File readers: one file's records --------------------------------------------------------------
-
-class FileRecordReader {
-public:
-    virtual ~FileRecordReader() = default;
-    virtual bool next(Record& r) = 0;
-    virtual int64_t skipped() const { return 0; }
-};
-
-namespace {
-
-class TfRecordFileReader final : public FileRecordReader {
-public:
-    TfRecordFileReader(std::unique_ptr<StorageFile> f, Compression c, bool skip, uint32_t file)
-        : reader_(std::move(f), c, skip), file_(file) {}
-    bool next(Record& r) override {
-        if (!reader_.next(r.data, &r.offset)) return false;
-        r.format = RecordFormat::kExample;
-        r.label = -1;
-        r.file = file_;
-        return true;
-    }
-    int64_t skipped() const override { return reader_.skipped(); }
-
-private:
-    TFRecordReader reader_;
-    uint32_t file_;
-};
-
-class CsvFileReader final : public FileRecordReader {
-public:
-    CsvFileReader(std::unique_ptr<StorageFile> f, const CsvOptions& o, uint32_t file) : reader_(std::move(f), o), file_(file) {}
-    const CsvLayout& layout() const { return reader_.layout(); }
-    bool next(Record& r) override {
-        if (!reader_.next(r)) return false;
-        r.file = file_;
-        return true;
-    }
-
-private:
-    CsvReader reader_;
-    uint32_t file_;
-};
-
-// A file that is one record: an image, or one serialized Example.
-class WholeFileReader final : public FileRecordReader {
-public:
-    WholeFileReader(std::unique_ptr<StorageFile> f, RecordFormat format, int64_t label, uint32_t file)
-        : file_(std::move(f)), format_(format), label_(label), index_(file) {}
-    bool next(Record& r) override {
-        if (done_) return false;
-        done_ = true;
-        r.data.resize(static_cast<size_t>(file_->size()));
-        const size_t got = file_->read(r.data.data(), r.data.size());
-        r.data.resize(got);
-        r.format = format_;
-        r.label = label_;
-        r.file = index_;
-        r.offset = 0;
-        return true;
-    }
-
-private:
-    std::unique_ptr<StorageFile> file_;
-    RecordFormat format_;
-    int64_t label_;
-    uint32_t index_;
-    bool done_ = false;
-};
-
-// data.fraction: yields only the kept records of a file, by their position among the records the
-// file's own reader yields (skipped corrupt records have none), and stops after the last kept one.
-class SubsetReader final : public FileRecordReader {
-public:
-    SubsetReader(std::unique_ptr<FileRecordReader> inner, const std::vector<bool>& keep)
-        : inner_(std::move(inner)), keep_(keep) {
-        end_ = keep_.size();
-        while (end_ > 0 && !keep_[end_ - 1]) --end_;
-    }
-    bool next(Record& r) override {
-        while (position_ < end_) {
-            if (!inner_->next(r)) return false;
-            if (keep_[position_++]) return true;
-        }
-        return false;
-    }
-    int64_t skipped() const override { return inner_->skipped(); }
-
-private:
-    std::unique_ptr<FileRecordReader> inner_;
-    const std::vector<bool>& keep_;
-    size_t position_ = 0, end_ = 0;
-};
-
-}  // namespace
-
-// ---- Internal structures ---------------------------------------------------------------------------
-
-struct RecordChunk {
-    std::vector<Record> recs;
-    size_t n = 0;
-};
-
-// One interleave position: the files it reads this epoch, inline or on its own thread.
-struct StreamingPipeline::Slot {
-    std::vector<uint32_t> files;  // file indices, in the order this slot reads them
-    size_t cursor = 0;            // inline mode: next file to open
-    std::unique_ptr<FileRecordReader> reader;  // inline mode: the open file
-    int64_t skippedSeen = 0;                   // of reader->skipped(), already counted
-    bool exhausted = false;
-
-    // Parallel mode.
-    std::thread thread;
-    std::mutex m;
-    std::condition_variable cv;
-    std::deque<std::unique_ptr<RecordChunk>> full;
-    std::vector<std::unique_ptr<RecordChunk>> empty;
-    bool done = false, stop = false;
-    std::exception_ptr error;
-    std::unique_ptr<RecordChunk> cur;  // consumer side
-    size_t curPos = 0;
-};
+using namespace streaming;
 
 // A batch on its way: its records, gathered by the pipeline thread, then decoded straight into its
 // rows by the map stage (tf.data's map-and-batch fusion: no per-example buffer, no second copy).
@@ -277,40 +132,6 @@ private:
     std::vector<std::thread> threads_;
 };
 
-// ---- Listing ---------------------------------------------------------------------------------------
-
-SourceFiles listSourceFiles(const DataConfig& data, bool train, const Storage& storage) {
-    const std::string& pattern = train ? data.train_files : data.test_files;
-    const char* key = train ? "data.train_files" : "data.test_files";
-    if (pattern.empty()) throw DataError(std::string(key) + " is empty: dataset '" + data.dataset + "' needs files to read");
-    SourceFiles s;
-    if (data.dataset == "images") {
-        ImageFolderIndex index = listImageFolder(pattern);
-        s.format = RecordFormat::kImageFile;
-        s.files = std::move(index.files);
-        s.labels = std::move(index.labels);
-        s.description = std::to_string(s.files.size()) + " images in " + std::to_string(index.classes.size()) +
-                        " class folders of " + pattern;
-        s.examples = static_cast<int64_t>(s.files.size());
-        return s;
-    }
-    s.files = storage.list(pattern);
-    if (data.dataset == "tfrecord") {
-        s.format = RecordFormat::kExample;
-        s.description = std::to_string(s.files.size()) + " TFRecord file(s) from " + pattern;
-    } else if (data.dataset == "csv") {
-        s.format = RecordFormat::kCsvLine;
-        s.description = std::to_string(s.files.size()) + " CSV file(s) from " + pattern;
-    } else if (data.dataset == "example_files") {
-        s.format = RecordFormat::kExample;
-        s.description = std::to_string(s.files.size()) + " one-example files from " + pattern;
-        s.examples = static_cast<int64_t>(s.files.size());
-    } else {
-        throw DataError("dataset '" + data.dataset + "' is not a streaming source");
-    }
-    return s;
-}
-
 // ---- Construction ----------------------------------------------------------------------------------
 
 StreamingPipeline::StreamingPipeline(const DataConfig& data, SourceFiles source, int64_t batch_size, bool shuffle,
@@ -376,7 +197,7 @@ StreamingPipeline::~StreamingPipeline() {
 std::unique_ptr<FileRecordReader> StreamingPipeline::openReader(uint32_t fileIndex) {
     std::unique_ptr<FileRecordReader> reader = openFileReader(fileIndex);
     if (fileIndex < source_.keep.size() && !source_.keep[fileIndex].empty())
-        return std::make_unique<SubsetReader>(std::move(reader), source_.keep[fileIndex]);
+        return subsetReader(std::move(reader), source_.keep[fileIndex]);
     return reader;
 }
 
@@ -385,17 +206,16 @@ std::unique_ptr<FileRecordReader> StreamingPipeline::openFileReader(uint32_t fil
     switch (source_.format) {
         case RecordFormat::kExample:
             if (data_.dataset == "example_files")
-                return std::make_unique<WholeFileReader>(storage_->open(path), RecordFormat::kExample, -1, fileIndex);
-            return std::make_unique<TfRecordFileReader>(storage_->open(path), parseCompression(data_.pipeline.compression),
-                                                        data_.pipeline.skip_corrupt, fileIndex);
+                return wholeFileReader(storage_->open(path), RecordFormat::kExample, -1, fileIndex);
+            return tfRecordFileReader(storage_->open(path), parseCompression(data_.pipeline.compression),
+                                      data_.pipeline.skip_corrupt, fileIndex);
         case RecordFormat::kCsvLine: {
-            auto r = std::make_unique<CsvFileReader>(storage_->open(path), data_.csv, fileIndex);
-            std::call_once(csvLayoutOnce_[fileIndex], [&] { csvLayouts_[fileIndex] = r->layout(); });
+            auto r = csvFileReader(storage_->open(path), data_.csv, fileIndex);
+            std::call_once(csvLayoutOnce_[fileIndex], [&] { csvLayouts_[fileIndex] = *r->csvLayout(); });
             return r;
         }
         case RecordFormat::kImageFile:
-            return std::make_unique<WholeFileReader>(storage_->open(path), RecordFormat::kImageFile,
-                                                     source_.labels[fileIndex], fileIndex);
+            return wholeFileReader(storage_->open(path), RecordFormat::kImageFile, source_.labels[fileIndex], fileIndex);
     }
     throw DataError(path + ": unknown record format");
 }
@@ -545,103 +365,6 @@ void StreamingPipeline::prepareEpoch(int64_t epoch) {
     preparedEpoch_ = epoch;
 }
 
-std::vector<std::unique_ptr<StreamingPipeline::Slot>> StreamingPipeline::makeSlots(int64_t epoch) {
-    const PipelineConfig& p = data_.pipeline;
-    std::vector<uint32_t> files;
-    for (uint32_t i = 0; i < source_.files.size(); ++i)
-        if (p.shard_by != "file" || static_cast<int64_t>(i) % p.shard_count == p.shard_index) files.push_back(i);
-    if (p.shuffle_files && shuffle_) {
-        Rng rng(deriveSeed(seed_, kSeedFiles, static_cast<uint64_t>(epoch)));
-        for (size_t i = files.size(); i > 1; --i) std::swap(files[i - 1], files[rng.below(i)]);
-    }
-    const size_t cycle = std::min<size_t>(static_cast<size_t>(choice_.cycle_length), files.size());
-    std::vector<std::unique_ptr<Slot>> slots;
-    for (size_t s = 0; s < cycle; ++s) {
-        auto slot = std::make_unique<Slot>();
-        for (size_t k = s; k < files.size(); k += cycle) slot->files.push_back(files[k]);
-        slots.push_back(std::move(slot));
-    }
-    if (!choice_.parallel_reads) return slots;
-    for (auto& sp : slots) {
-        Slot* slot = sp.get();
-        slot->thread = std::thread([this, slot] {
-            setThreadName("tb-read");
-            try {
-                for (uint32_t f : slot->files) {
-                    auto t0 = Clock::now();
-                    std::unique_ptr<FileRecordReader> reader;
-                    {
-                        TB_ZONE("pipeline", "read (open file)");
-                        reader = openReader(f);
-                    }
-                    int64_t skippedSeen = 0;
-                    read_.nanos.fetch_add(nanosSince(t0), std::memory_order_relaxed);
-                    for (bool more = true; more;) {
-                        std::unique_ptr<RecordChunk> chunk;
-                        {
-                            std::lock_guard<std::mutex> lock(slot->m);
-                            if (slot->stop) return;
-                            if (!slot->empty.empty()) {
-                                chunk = std::move(slot->empty.back());
-                                slot->empty.pop_back();
-                            }
-                        }
-                        if (!chunk) {
-                            chunk = std::make_unique<RecordChunk>();
-                            chunk->recs.resize(kReadChunkRecords);
-                        }
-                        t0 = Clock::now();
-                        chunk->n = 0;
-                        size_t bytes = 0;
-                        while (chunk->n < kReadChunkRecords && bytes < kReadChunkBytes) {
-                            Record& r = chunk->recs[chunk->n];
-                            if (!reader->next(r)) {
-                                more = false;
-                                break;
-                            }
-                            bytes += r.data.size();
-                            ++chunk->n;
-                        }
-                        read_.nanos.fetch_add(nanosSince(t0), std::memory_order_relaxed);
-                        read_.items.fetch_add(static_cast<int64_t>(chunk->n), std::memory_order_relaxed);
-                        read_.bytes.fetch_add(static_cast<int64_t>(bytes), std::memory_order_relaxed);
-                        // Skipped records count as soon as they are skipped, not at the end of the file.
-                        if (const int64_t sk = reader->skipped(); sk != skippedSeen) {
-                            skipped_.fetch_add(sk - skippedSeen, std::memory_order_relaxed);
-                            skippedSeen = sk;
-                        }
-                        if (chunk->n == 0) continue;
-                        std::unique_lock<std::mutex> lock(slot->m);
-                        slot->cv.wait(lock, [&] { return slot->stop || slot->full.size() < kSlotQueueChunks; });
-                        if (slot->stop) return;
-                        slot->full.push_back(std::move(chunk));
-                        slot->cv.notify_all();
-                    }
-                }
-            } catch (...) {
-                std::lock_guard<std::mutex> lock(slot->m);
-                slot->error = std::current_exception();
-            }
-            std::lock_guard<std::mutex> lock(slot->m);
-            slot->done = true;
-            slot->cv.notify_all();
-        });
-    }
-    return slots;
-}
-
-void StreamingPipeline::stopSlots(std::vector<std::unique_ptr<Slot>>& slots) {
-    for (auto& slot : slots) {
-        {
-            std::lock_guard<std::mutex> lock(slot->m);
-            slot->stop = true;
-        }
-        slot->cv.notify_all();
-        if (slot->thread.joinable()) slot->thread.join();
-    }
-    slots.clear();
-}
-
 void StreamingPipeline::endEpochStream() {
     stopSlots(slots_);
     liveSlots_ = 0;
@@ -652,79 +375,6 @@ void StreamingPipeline::endEpochStream() {
         freeBatches_.push_back(std::move(b));
     }
     decoding_.clear();
-}
-
-bool StreamingPipeline::nextRecord(Record& out) {
-    const PipelineConfig& p = data_.pipeline;
-    while (liveSlots_ > 0) {
-        Slot& s = *slots_[nextSlot_];
-        nextSlot_ = (nextSlot_ + 1) % slots_.size();
-        if (s.exhausted) continue;
-        bool got = false;
-        if (!choice_.parallel_reads) {
-            while (!got) {
-                if (!s.reader) {
-                    if (s.cursor >= s.files.size()) break;
-                    const auto t0 = Clock::now();
-                    TB_ZONE("pipeline", "read (open file)");
-                    s.reader = openReader(s.files[s.cursor++]);
-                    const int64_t ns = nanosSince(t0);
-                    read_.nanos.fetch_add(ns, std::memory_order_relaxed);
-                    consumerReadNanos_ += ns;
-                }
-                const auto t0 = Clock::now();
-                got = s.reader->next(out);
-                const int64_t ns = nanosSince(t0);
-                read_.nanos.fetch_add(ns, std::memory_order_relaxed);
-                consumerReadNanos_ += ns;
-                if (const int64_t sk = s.reader->skipped(); sk != s.skippedSeen) {
-                    skipped_.fetch_add(sk - s.skippedSeen, std::memory_order_relaxed);
-                    s.skippedSeen = sk;
-                }
-                if (got) {
-                    read_.items.fetch_add(1, std::memory_order_relaxed);
-                    read_.bytes.fetch_add(static_cast<int64_t>(out.data.size()), std::memory_order_relaxed);
-                } else {
-                    s.reader.reset();
-                    s.skippedSeen = 0;
-                }
-            }
-        } else {
-            while (!got) {
-                if (s.cur && s.curPos < s.cur->n) {
-                    std::swap(out, s.cur->recs[s.curPos++]);  // the old buffer goes back to the reader
-                    got = true;
-                    break;
-                }
-                const auto waitStart = Clock::now();
-                std::unique_lock<std::mutex> lock(s.m);
-                if (s.cur) s.empty.push_back(std::move(s.cur));
-                read_.fillSumMilli.fetch_add(static_cast<int64_t>(1000 * s.full.size() / kSlotQueueChunks),
-                                             std::memory_order_relaxed);
-                read_.fillSamples.fetch_add(1, std::memory_order_relaxed);
-                s.cv.wait(lock, [&] { return !s.full.empty() || s.done; });
-                consumerReadNanos_ += nanosSince(waitStart);
-                if (!s.full.empty()) {
-                    s.cur = std::move(s.full.front());
-                    s.full.pop_front();
-                    s.curPos = 0;
-                    s.cv.notify_all();
-                } else {
-                    if (s.error) std::rethrow_exception(s.error);
-                    break;
-                }
-            }
-        }
-        if (!got) {
-            s.exhausted = true;
-            --liveSlots_;
-            continue;
-        }
-        const int64_t index = recordIndex_++;
-        if (p.shard_by == "element" && p.shard_count > 1 && index % p.shard_count != p.shard_index) continue;
-        return true;
-    }
-    return false;
 }
 
 // ---- cache -> shuffle -> batch --------------------------------------------------------------------
@@ -948,148 +598,6 @@ PipelineStats StreamingPipeline::stats() const {
     s.storage = storage_->stats();
     s.skipped_records = skipped_.load(std::memory_order_relaxed);
     return s;
-}
-
-// ---- Labels of every record (data.fraction) ----------------------------------------------------------
-
-std::vector<std::vector<int32_t>> StreamingPipeline::readLabels() {
-    std::vector<std::vector<int32_t>> out(source_.files.size());
-    for (uint32_t f = 0; f < source_.files.size(); ++f) {
-        if (source_.format == RecordFormat::kImageFile) {
-            out[f] = {source_.labels[f]};
-            continue;
-        }
-        // The file's own records, not a subset of them: positions must be the reader's.
-        std::unique_ptr<FileRecordReader> reader = openFileReader(f);
-        Record r;
-        Sample sample;
-        while (reader->next(r)) {
-            decodeRecord(r, sample);
-            out[f].push_back(sample.label);
-        }
-    }
-    return out;
-}
-
-// ---- Whole split into memory ------------------------------------------------------------------------
-
-EvalSet StreamingPipeline::readAll(const DataConfig& data, SourceFiles source, std::shared_ptr<Storage> storage) {
-    DataConfig d = data;
-    d.pipeline.shard_count = 1;
-    d.pipeline.shard_index = 0;
-    d.pipeline.cache = false;
-    PipelineChoice c;
-    // Many readers: the split is read once, and slow storage (small files) pays per open.
-    c.cycle_length = std::min<int64_t>(64, static_cast<int64_t>(source.files.size()));
-    c.parallel_reads = c.cycle_length > 1;
-    c.map_parallel_calls = std::max<int64_t>(1, std::thread::hardware_concurrency());
-    c.prefetch = 0;
-    EvalSet out;
-    out.source = source.description;
-    StreamingPipeline p(d, std::move(source), 1024, /*shuffle=*/false, /*drop_remainder=*/false, 0, c, std::move(storage));
-    out.channels = p.channels();
-    out.height = p.height();
-    out.width = p.width();
-    p.startEpoch(0);
-    for (BatchView b = p.next(); b.count > 0; b = p.next()) {
-        out.x.insert(out.x.end(), b.x, b.x + b.count * p.exampleSize());
-        out.labels.insert(out.labels.end(), b.y, b.y + b.count);
-        out.count += b.count;
-    }
-    for (int32_t y : out.labels) out.num_classes = std::max<int64_t>(out.num_classes, int64_t{y} + 1);
-    return out;
-}
-
-// ---- Autotune ---------------------------------------------------------------------------------------
-
-PipelineChoice StreamingPipeline::autotune(const DataConfig& data, const SourceFiles& source, int64_t batch_size,
-                                           uint64_t seed, std::shared_ptr<Storage> storage, double budget_seconds) {
-    const auto start = Clock::now();
-    const int64_t files = static_cast<int64_t>(source.files.size()) /
-                          (data.pipeline.shard_by == "file" ? std::max<int64_t>(1, data.pipeline.shard_count) : 1);
-    const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
-    struct Trial {
-        PipelineChoice c;
-        double batchesPerSecond = 0;
-        std::vector<double> batchSeconds;
-    };
-    // Each candidate makes batches for a fixed slice of the budget (after one warm-up batch) and is
-    // scored by batches per second. Candidates are measured on a fresh pipeline, so a file-open cost
-    // is paid as it will be in training.
-    const int trialsPlanned = 8;
-    const double slice = budget_seconds / trialsPlanned;
-    std::string notes;
-    auto measure = [&](PipelineChoice c) {
-        Trial t;
-        t.c = c;
-        StreamingPipeline p(data, source, batch_size, false, false, seed, c, storage);
-        p.startEpoch(0);
-        int64_t epoch = 0;
-        auto nextBatch = [&] {
-            BatchView b = p.next();
-            if (b.count == 0) {
-                p.startEpoch(++epoch);
-                b = p.next();
-            }
-            return b;
-        };
-        nextBatch();  // warm-up: first opens, first chunk
-        const auto t0 = Clock::now();
-        int64_t n = 0;
-        for (;;) {
-            const auto b0 = Clock::now();
-            if (nextBatch().count == 0) break;
-            t.batchSeconds.push_back(std::chrono::duration<double>(Clock::now() - b0).count());
-            ++n;
-            const double el = std::chrono::duration<double>(Clock::now() - t0).count();
-            if (el >= slice && n >= 3) {
-                t.batchesPerSecond = static_cast<double>(n) / el;
-                break;
-            }
-        }
-        char line[160];
-        std::snprintf(line, sizeof line, "cycle_length %lld%s, map_parallel_calls %lld: %.1f batches/s\n",
-                      static_cast<long long>(c.cycle_length), c.parallel_reads ? " (parallel)" : "",
-                      static_cast<long long>(c.map_parallel_calls), t.batchesPerSecond);
-        notes += line;
-        return t;
-    };
-    // 1. Parallel reads: double the cycle length while it buys at least 10 %.
-    PipelineChoice c;
-    c.prefetch = 0;
-    c.map_parallel_calls = 1;
-    c.cycle_length = 1;
-    c.parallel_reads = false;
-    Trial best = measure(c);
-    for (int64_t cycle = 2; cycle <= std::min<int64_t>(files, 64); cycle *= 2) {
-        c.cycle_length = cycle;
-        c.parallel_reads = true;
-        Trial t = measure(c);
-        if (t.batchesPerSecond < best.batchesPerSecond * 1.1) break;
-        best = t;
-    }
-    // 2. Map parallelism, up to the core count, kept only if it buys at least 10 %.
-    c = best.c;
-    for (int64_t calls = 2; calls <= cores; calls *= 2) {
-        c.map_parallel_calls = calls;
-        Trial t = measure(c);
-        if (t.batchesPerSecond < best.batchesPerSecond * 1.1) break;
-        best = t;
-    }
-    // 3. Prefetch: deep enough to ride out the slowest batches (p95 / median production time).
-    std::vector<double> v = best.batchSeconds;
-    int64_t depth = 2;
-    if (v.size() >= 3) {
-        std::sort(v.begin(), v.end());
-        const double med = v[v.size() / 2], p95 = v[std::min(v.size() - 1, v.size() * 95 / 100)];
-        if (med > 0) depth = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(p95 / med)) + 1, 2, 16);
-    }
-    PipelineChoice out = best.c;
-    out.prefetch = depth;
-    out.autotuned = true;
-    out.autotune_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    out.notes = notes + "prefetch " + std::to_string(depth) + " (batch time p95/median)";
-    return out;
 }
 
 }  // namespace trainbench::engine
