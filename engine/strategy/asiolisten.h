@@ -1,11 +1,13 @@
 #pragma once
-// Opening the listening socket of a job's servers (the rendezvous store, a parameter server, the
-// coordinator): a literal address or a host name resolved once, SO_REUSEADDR, bound and listening.
+// The listening side of a job's servers (the rendezvous store, a parameter server, the coordinator):
+// opening the socket (a literal address or a host name resolved once, SO_REUSEADDR, bound and
+// listening) and accepting connections on it.
 // Included by .cpp files only: Asio stays out of the engine's public headers.
 #include <utility>  // Boost 1.74's asio/awaitable.hpp uses std::exchange without including it
 
 #include <boost/asio.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -30,6 +32,26 @@ inline std::string listenOn(boost::asio::ip::tcp::acceptor& acceptor, const std:
     if (!ec) acceptor.bind(endpoint, ec);
     if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
     return ec ? ec.message() : std::string();
+}
+
+// Accepts connections on `acceptor` until it is closed, handing each socket to `onSocket` on the io
+// thread. An accept that fails (out of file descriptors, say) tries again after 50 ms on `retry`
+// instead of spinning the io thread. `acceptor` and `retry` must outlive the pending handlers.
+template <class OnSocket>
+void acceptConnections(boost::asio::ip::tcp::acceptor& acceptor, boost::asio::steady_timer& retry, OnSocket onSocket) {
+    acceptor.async_accept([&acceptor, &retry, onSocket](boost::system::error_code ec,
+                                                        boost::asio::ip::tcp::socket socket) mutable {
+        if (ec == boost::asio::error::operation_aborted || !acceptor.is_open()) return;
+        if (!ec) {
+            onSocket(std::move(socket));
+            acceptConnections(acceptor, retry, std::move(onSocket));
+            return;
+        }
+        retry.expires_after(std::chrono::milliseconds(50));
+        retry.async_wait([&acceptor, &retry, onSocket](boost::system::error_code e) mutable {
+            if (!e) acceptConnections(acceptor, retry, std::move(onSocket));
+        });
+    });
 }
 
 }  // namespace trainbench::engine

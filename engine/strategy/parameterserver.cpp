@@ -298,18 +298,8 @@ struct ParameterServer::Impl {
     uint16_t port = 0;
 
     void accept() {
-        acceptor->async_accept([this](error_code ec, tcp::socket socket) {
-            if (ec == asio::error::operation_aborted || !acceptor->is_open()) return;
-            if (!ec) {
-                std::make_shared<Connection>(std::move(socket), *server)->start();
-                return accept();
-            }
-            // Out of file descriptors or the like: try again a little later rather than spin.
-            backoff->expires_after(std::chrono::milliseconds(50));
-            backoff->async_wait([this](error_code e) {
-                if (!e) accept();
-            });
-        });
+        acceptConnections(*acceptor, *backoff,
+                          [this](tcp::socket socket) { std::make_shared<Connection>(std::move(socket), *server)->start(); });
     }
 };
 

@@ -80,6 +80,7 @@ struct ParameterServerStrategy::Impl {
     asio::io_context io{1};
     tcp::acceptor acceptor{io};
     asio::steady_timer watchdog{io};
+    asio::steady_timer acceptRetry{io};
     std::thread thread;
 
     // Shared between the io thread and the training thread.
@@ -254,16 +255,12 @@ struct ParameterServerStrategy::Impl {
     };
 
     void accept() {
-        acceptor.async_accept([this](error_code ec, tcp::socket s) {
-            if (ec) {
-                if (ec != asio::error::operation_aborted) accept();
-                return;
-            }
+        acceptConnections(acceptor, acceptRetry, [this](tcp::socket s) {
+            error_code ec;
             s.set_option(tcp::no_delay(true), ec);
             auto session = std::make_shared<Session>(std::move(s), *this, nextSession++);
             pendingHello.push_back(session);
             session->start();
-            accept();
         });
     }
     std::vector<std::shared_ptr<Session>> pendingHello;  // io thread only

@@ -262,18 +262,8 @@ struct StoreServer::Impl {
     std::optional<asio::steady_timer> backoff;
 
     void accept() {
-        acceptor->async_accept([this](error_code ec, tcp::socket socket) {
-            if (ec == asio::error::operation_aborted || !acceptor->is_open()) return;
-            if (!ec) {
-                std::make_shared<Session>(std::move(socket), shared)->start();
-                return accept();
-            }
-            // Out of file descriptors or the like: try again a little later rather than spin.
-            backoff->expires_after(std::chrono::milliseconds(50));
-            backoff->async_wait([this](error_code e) {
-                if (!e) accept();
-            });
-        });
+        acceptConnections(*acceptor, *backoff,
+                          [this](tcp::socket socket) { std::make_shared<Session>(std::move(socket), shared)->start(); });
     }
 };
 

@@ -2,9 +2,15 @@
 // same optimizer run locally (also across a checkpoint and resume), staleness counts the updates
 // between a worker's pull and its push, and every kind of bad client (wrong token, no Hello,
 // malformed frames, wrong sizes, messages out of turn) is told why and closed while the others are
-// served. The coordinator's Shutdown ends the server; its disappearance fails it.
+// served; a connection that finds the server out of file descriptors is served once one is free.
+// The coordinator's Shutdown ends the server; its disappearance fails it.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/resource.h>
+
+#include <cerrno>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -315,6 +321,43 @@ TEST(ParameterServer, AMalformedFrameClosesOnlyItsOwnConnection) {
     EXPECT_EQ(request<ps::Params>(*good, ps::Pull{1}.encode()).values.size(), kShardSize);
     EXPECT_EQ(s.server->rejectedConnections(), 3);
     EXPECT_NE(reports.text().find("(worker 1): protocol version 2"), std::string::npos) << reports.text();
+}
+
+// A server that runs out of file descriptors cannot accept a connection; it keeps trying (without
+// spinning its io thread) and serves the connection once a descriptor is free again.
+TEST(ParameterServer, AConnectionWaitingForAFreeDescriptorIsServedOnceOneIsFree) {
+    auto s = initialized(adam(), testValues(kShardSize, 1));
+    rlimit original{};
+    ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &original), 0);
+    // Every descriptor this process may open, but one, held on /dev/null; that one is the client's.
+    const int used = [] {
+        int n = 0;
+        for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+        return n;
+    }();
+    rlimit tight = original;
+    tight.rlim_cur = static_cast<rlim_t>(used + 8);
+    ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &tight), 0);
+    std::vector<int> held;
+    for (int fd; (fd = ::open("/dev/null", O_RDONLY)) >= 0;) held.push_back(fd);
+    ASSERT_EQ(errno, EMFILE);
+    ::close(held.back());
+    held.pop_back();
+
+    test::FrameSocket client = test::FrameSocket::connectTo(s.server->port());  // the kernel completes it
+    client.send(ps::Hello{kJobToken, ps::Role::Worker, 0}.encode());
+    EXPECT_FALSE(client.receive(300ms)) << "the server accepted without a free descriptor";
+    EXPECT_FALSE(client.closed());
+
+    for (int fd : held) ::close(fd);
+    ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &original), 0);
+    const auto welcome = client.receive(5s);
+    ASSERT_TRUE(welcome) << "not accepted once descriptors were free";
+    EXPECT_EQ(ps::Welcome::decode(*welcome).role, ps::Role::ParameterServer);
+    client.send(ps::Pull{1}.encode());
+    const auto params = client.receive(5s);
+    ASSERT_TRUE(params);
+    EXPECT_EQ(ps::Params::decode(*params).values.size(), kShardSize);
 }
 
 TEST(ParameterServer, AHelloFollowedAtOnceByRequestsIsServed) {
