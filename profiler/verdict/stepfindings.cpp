@@ -69,7 +69,7 @@ std::optional<Finding> commFinding(const StepTotals& t) {
     return f;
 }
 
-std::optional<Finding> overheadFinding(const StepTotals& all, const OpMix& mix) {
+std::optional<Finding> overheadFinding(const StepTotals& all, const OpMix& mix, bool emulated) {
     if (mix.op_seconds <= 0 || all.compute() <= 0 || all.step <= 0) return std::nullopt;
     const double outside = std::max(0.0, all.compute() - mix.op_seconds_per_replica) + all.other;
     const double share = all.of(outside);
@@ -80,11 +80,16 @@ std::optional<Finding> overheadFinding(const StepTotals& all, const OpMix& mix) 
     f.summary = "Overhead: " + text::percent(share) + " % of step time outside the measured ops";
     f.evidence.push_back(text::percentEvidence(
         "outside_ops_fraction", share,
-        text::percent(share) + " % of step time outside the measured ops (forward, backward and optimizer time the "
-                               "ops do not account for, plus bookkeeping): framework overhead, not arithmetic"));
-    f.evidence.push_back(text::percentEvidence("other_fraction", all.of(all.other),
-                                               text::percent(all.of(all.other)) +
-                                                   " % of step time in bookkeeping outside the step's phases"));
+        text::percent(share) +
+            (emulated ? " % of step time outside the ops: the emulated device's fixed costs per step (host, infeed "
+                        "and synchronisation, overheads.per_step_us in the device catalog), not arithmetic"
+                      : " % of step time outside the measured ops (forward, backward and optimizer time the "
+                        "ops do not account for, plus bookkeeping): framework overhead, not arithmetic")));
+    f.evidence.push_back(text::percentEvidence(
+        "other_fraction", all.of(all.other),
+        text::percent(all.of(all.other)) +
+            (emulated ? " % of step time in the device's per-step overhead (overheads.per_step_us)"
+                      : " % of step time in bookkeeping outside the step's phases")));
     f.first_step = all.first_step;
     f.last_step = all.last_step;
     return f;

@@ -14,8 +14,9 @@ std::optional<Finding> inputFinding(const StepTotals& t);
 // Communication-bound at >= 20 % (moderate) or >= 40 % (high); nothing below.
 std::optional<Finding> commFinding(const StepTotals& t);
 // Step time outside the measured ops >= 30 %: kind compute (whole run only). Needs op stats and
-// phases (both zero when profiling is compiled out).
-std::optional<Finding> overheadFinding(const StepTotals& all_steps, const OpMix& mix);
+// phases (both zero when profiling is compiled out). On an emulated device (`emulated`) the time
+// outside the ops is the device's own per-step overhead, and the evidence says so.
+std::optional<Finding> overheadFinding(const StepTotals& all_steps, const OpMix& mix, bool emulated);
 
 // Evidence every finding of a window carries: input and communication fractions, mean step time.
 std::vector<Evidence> windowEvidence(const StepTotals& t);

@@ -108,13 +108,15 @@ Verdict classify(const ProfileInput& input) {
     if (capacity.bound()) facts.capacity = capacityFinding(capacity, *input.memory);
     facts.roofline = rooflineFinding(mix);
 
+    const ExperimentView experiment(input.experiment);
     Decision decision = decide(considered, facts);
-    if (auto overhead = overheadFinding(all, mix)) decision.further.push_back(std::move(*overhead));
+    const nlohmann::json device = experiment.at("device.type");  // absent: this host's CPU
+    const bool emulated = device.is_string() && device != "cpu";
+    if (auto overhead = overheadFinding(all, mix, emulated)) decision.further.push_back(std::move(*overhead));
     addRunEvidence(decision.verdict, considered, n, capacity, input.memory);
 
     Verdict v;
     v.windows = timeline(input.steps, facts);
-    const ExperimentView experiment(input.experiment);
     v.actions = rankActions({input, experiment, considered, mix, capacity, decision});
     v.verdict = std::move(decision.verdict);
     v.findings = std::move(decision.further);

@@ -230,6 +230,17 @@ TEST(VerdictRules, TimeOutsideTheOpsIsAnOverheadFinding) {
     EXPECT_EQ(v.findings[0].kind, BoundKind::Compute);
     EXPECT_EQ(v.findings[0].severity, Severity::Moderate);
     EXPECT_NEAR(findEvidence(v.findings[0], "outside_ops_fraction")->value, 40.0, 1e-9);
+    EXPECT_NE(findEvidence(v.findings[0], "outside_ops_fraction")->text.find("framework overhead"), std::string::npos);
+
+    // On an emulated device the time outside the ops is the device's own fixed costs, and it says so.
+    in.experiment["device"]["type"] = "tpu-v3";
+    const Verdict emulated = classify(in);
+    ASSERT_EQ(emulated.findings.size(), 1u);
+    const std::string why = findEvidence(emulated.findings[0], "outside_ops_fraction")->text;
+    EXPECT_NE(why.find("the emulated device's fixed costs per step"), std::string::npos) << why;
+    EXPECT_NE(why.find("overheads.per_step_us"), std::string::npos) << why;
+    EXPECT_EQ(why.find("framework"), std::string::npos) << why;
+    in.experiment["device"].erase("type");
 
     in.ops = {opAt("conv", 7.5, 20.0, 3.0)};  // 25 % outside: no finding
     EXPECT_TRUE(classify(in).findings.empty());
