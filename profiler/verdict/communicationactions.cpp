@@ -44,8 +44,7 @@ std::vector<Candidate> communicationActions(const ActionContext& ctx) {
     const int64_t replicas = v.integer("strategy.replicas");
     // On emulated devices a job's hosts exchange over device.network_gbps: a faster network is a
     // change the run can try (on this host's CPU the processes talk over loopback).
-    const nlohmann::json device = v.at("device.type");
-    if ((strategy == "multi_worker" || strategy == "parameter_server") && device.is_string() && device != "cpu") {
+    if ((strategy == "multi_worker" || strategy == "parameter_server") && v.emulatedDevice()) {
         const double gbps = v.number("device.network_gbps");
         // Only the bandwidth part shrinks, and a parameter server's rounds may be bound by its updates:
         // for multi_worker an upper bound, for parameter_server none.

@@ -1,6 +1,8 @@
 // Actions for a compute-bound run (domain.md: faster accelerator, newer processor, TPUs; (not
 // ideal) simpler model, cheaper activation, fewer steps). More threads comes first where the run
 // left cores idle: it is the one faster processor the experiment itself can ask for.
+#include <algorithm>
+
 #include "profiler/verdict/actioncatalogue.h"
 #include "profiler/verdict/evidencetext.h"
 #include "profiler/verdict/rules.h"
@@ -17,6 +19,8 @@ std::optional<Candidate> moreThreads(const ActionContext& ctx) {
     const ExperimentView& v = ctx.experiment;
     const int host = ctx.input.host_cores;
     if (host <= 0) return std::nullopt;
+    // An emulated device's time is its virtual clock's: this host's threads do not change it.
+    if (v.emulatedDevice()) return std::nullopt;
     const bool single = v.text("strategy.type") == "single";
     const std::string key = single ? "train.threads" : "strategy.threads_per_replica";
     const int64_t given = v.integer(key);
@@ -39,6 +43,37 @@ std::optional<Candidate> moreThreads(const ActionContext& ctx) {
         speedup, "Underpowered hardware: give the computation the processor it has.");
 }
 
+// The overhead finding's share of step time outside the ops, when the run has one.
+std::optional<double> outsideOpsShare(const Decision& d) {
+    auto find = [](const Finding& f) -> std::optional<double> {
+        for (const Evidence& e : f.evidence)
+            if (e.name == "outside_ops_fraction") return e.value / 100.0;
+        return std::nullopt;
+    };
+    if (auto share = find(d.verdict)) return share;
+    for (const Finding& f : d.further)
+        if (auto share = find(f)) return share;
+    return std::nullopt;
+}
+
+// Time outside the ops is a cost per step, not per example: twice the batch spreads it over twice
+// the samples. With O that share of a step, the step of twice the batch takes O + 2(1 - O), so
+// samples per second grow by 2 / (2 - O).
+std::optional<Candidate> amortiseOverhead(const ActionContext& ctx) {
+    const std::optional<double> share = outsideOpsShare(ctx.decision);
+    if (!share) return std::nullopt;
+    const ExperimentView& v = ctx.experiment;
+    const int64_t batch = v.integer("train.batch_size");
+    const double speedup = catalogue::capSpeedup(2.0 / (2.0 - std::min(*share, 1.0)));
+    return catalogue::make(
+        BoundKind::Compute, "Double the batch", {v.change("train.batch_size", batch * 2)},
+        text::percent(*share) + " % of the step is outside the ops, a cost per step rather than per example: " +
+            "twice the examples per step take it from " + text::percent(*share) + " % to about " +
+            text::percent(*share / (2.0 - *share)) + " % of the step, " + factor(speedup) + " samples per second." +
+            catalogue::batchMemoryNote(ctx, 2.0) + " Scale the learning rate with the batch.",
+        speedup, "Fixed per-step costs (dispatch, host, synchronisation) are amortised by more work per step.");
+}
+
 }  // namespace
 
 std::vector<Candidate> computeActions(const ActionContext& ctx) {
@@ -48,6 +83,7 @@ std::vector<Candidate> computeActions(const ActionContext& ctx) {
         if (c) out.push_back(std::move(*c));
     };
     push(moreThreads(ctx));
+    push(amortiseOverhead(ctx));
     const OpMix& m = ctx.mix;
     if (m.roofline && rules::reaches(m.leftShare(), rules::kRooflineMajority) &&
         m.leftGBs() < rules::kNearBandwidthRoof * m.bandwidth_gbs) {

@@ -1,5 +1,5 @@
 // The order of the rules (see rules.h): capacity, then input or communication >= 20 % (the larger
-// wins), then input >= 5 %, then the roofline, else balanced.
+// wins), then input >= 5 %, then a high overhead, then the roofline, else balanced.
 #include "profiler/verdict/decide.h"
 
 #include <iterator>
@@ -28,7 +28,7 @@ Finding balanced(const StepTotals& t, const RunFacts& facts) {
 
 }  // namespace
 
-Decision decide(const StepTotals& t, const RunFacts& facts) {
+Decision decide(const StepTotals& t, const RunFacts& facts, std::optional<Finding> overhead) {
     std::vector<Finding> order;
     if (facts.capacity) order.push_back(*facts.capacity);
     std::optional<Finding> input = inputFinding(t);
@@ -46,7 +46,10 @@ Decision decide(const StepTotals& t, const RunFacts& facts) {
         if (comm) order.push_back(*comm);
         if (input) order.push_back(*input);
     }
+    const bool overheadFirst = overhead && overhead->severity == Severity::High;
+    if (overheadFirst) order.push_back(*overhead);
     if (facts.roofline) order.push_back(*facts.roofline);
+    if (overhead && !overheadFirst) order.push_back(*overhead);
 
     Decision d;
     if (order.empty()) {
@@ -55,12 +58,15 @@ Decision decide(const StepTotals& t, const RunFacts& facts) {
         d.verdict = std::move(order.front());
         d.further.assign(std::make_move_iterator(order.begin() + 1), std::make_move_iterator(order.end()));
     }
-    d.verdict.first_step = t.first_step;
-    d.verdict.last_step = t.last_step;
-    for (Finding& f : d.further) {
+    // Each finding covers these steps, but for one that was measured over its own (the overhead:
+    // the whole run, warm-up included).
+    auto cover = [&](Finding& f) {
+        if (f.first_step > 0) return;
         f.first_step = t.first_step;
         f.last_step = t.last_step;
-    }
+    };
+    cover(d.verdict);
+    for (Finding& f : d.further) cover(f);
     return d;
 }
 

@@ -20,6 +20,9 @@ struct Decision {
     std::vector<Finding> further;  // every other rule that holds, most important first
 };
 
-Decision decide(const StepTotals& steps, const RunFacts& facts);
+// `overhead`: the whole run's overhead finding, for the run's own decision (windows pass none). At
+// high severity (>= 50 % of step time outside the ops) it comes before the roofline, which then
+// describes the lesser part of the step; otherwise after every rule.
+Decision decide(const StepTotals& steps, const RunFacts& facts, std::optional<Finding> overhead = std::nullopt);
 
 }  // namespace trainbench::profiler

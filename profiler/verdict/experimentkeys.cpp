@@ -127,6 +127,11 @@ std::string ExperimentView::text(const std::string& key) const {
     return v.is_string() ? v.get<std::string>() : std::string();
 }
 
+bool ExperimentView::emulatedDevice() const {
+    const json device = at("device.type");  // absent: this host's CPU
+    return device.is_string() && device.get_ref<const std::string&>() != "cpu";
+}
+
 std::optional<Change> ExperimentView::change(const std::string& key, const json& to) const {
     const ActionKey& k = find(key);
     if (!withinRange(k, to)) return std::nullopt;

@@ -36,6 +36,9 @@ public:
     double number(const std::string& key) const;
     bool flag(const std::string& key) const;
     std::string text(const std::string& key) const;
+    // Whether the run's device.type is an emulated device (any catalog id but "cpu"): its times
+    // are a virtual clock's, not this host's.
+    bool emulatedDevice() const;
 
     // The change of `key` to `to`, or nothing when `to` is outside the documented range, of the
     // wrong type, or already the value in effect (an action must change something runnable).

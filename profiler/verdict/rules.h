@@ -28,6 +28,9 @@
 //        training thread blocked on the exchange, moving data or waiting for peers. Severity high if
 //        >= 40 %, else moderate. comm_seconds and wait_seconds are reported as evidence when nonzero.
 //   3. Input >= 5 %: moderately input-bound (severity moderate).
+//   4a. Overhead >= 50 % (see FURTHER FINDINGS; the run's verdict only, not the timeline's windows):
+//        when half the step or more is outside the measured ops, the roofline describes the lesser
+//        part of it, so the overhead comes first and the roofline becomes a further finding.
 //   4. The roofline, when the machine's roofs and per-op statistics exist (op stats are per run, so
 //      a window uses the run's op mix). Ridge = peak GFLOP/s / bandwidth GB/s. An op is left of the
 //      ridge when its intensity (FLOPs / bytes per call) < ridge.
@@ -48,7 +51,8 @@
 //   * Overhead: step time outside the measured ops = (forward + backward + optimizer over all steps
 //     - op seconds per replica, not below 0) + other_seconds, as a fraction of all steps' time.
 //     >= 30 % is a finding of kind compute (the processor runs the framework, not the ops), severity
-//     high at >= 50 %, else moderate. Op seconds of a mirrored run are summed over its replicas
+//     high at >= 50 % (then the verdict, rule 4a), else moderate. On an emulated device the time
+//     outside the ops is the device's per-step overhead from the catalog, and the evidence says so. Op seconds of a mirrored run are summed over its replicas
 //     (mergeOpRows), so they are divided by the replicas; evaluation ops may be counted too, which
 //     can only make the overhead look smaller.
 //   * Evaluation and checkpoints: when sum(eval) + sum(checkpoint) >= 20 % of sum(step) + sum(eval)

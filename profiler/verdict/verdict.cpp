@@ -109,10 +109,7 @@ Verdict classify(const ProfileInput& input) {
     facts.roofline = rooflineFinding(mix);
 
     const ExperimentView experiment(input.experiment);
-    Decision decision = decide(considered, facts);
-    const nlohmann::json device = experiment.at("device.type");  // absent: this host's CPU
-    const bool emulated = device.is_string() && device != "cpu";
-    if (auto overhead = overheadFinding(all, mix, emulated)) decision.further.push_back(std::move(*overhead));
+    Decision decision = decide(considered, facts, overheadFinding(all, mix, experiment.emulatedDevice()));
     addRunEvidence(decision.verdict, considered, n, capacity, input.memory);
 
     Verdict v;

@@ -222,6 +222,12 @@ TEST(VerdictActions, ComputeBoundOnIdleCoresUsesThemFirst) {
     EXPECT_TRUE(v.actions.back().changes.empty());           // faster hardware: no change, last
     expectRunnable(v, in);
 
+    // On an emulated device the virtual clock sets the time: this host's threads would not change it.
+    in.experiment["device"]["type"] = "tpu-v3";
+    v = classify(in);
+    EXPECT_EQ(findAction(v, "train.threads"), nullptr);
+    in.experiment.erase("device");
+
     in.host_cores = 0;  // unknown: no thread advice
     v = classify(in);
     EXPECT_EQ(findAction(v, "train.threads"), nullptr);

@@ -246,6 +246,32 @@ TEST(VerdictRules, TimeOutsideTheOpsIsAnOverheadFinding) {
     EXPECT_TRUE(classify(in).findings.empty());
 }
 
+// When half the step or more is outside the ops, the roofline (which describes op time only) speaks
+// for the lesser part: the overhead is the verdict, the roofline a further finding, and doubling
+// the batch, which spreads the per-step cost over twice the samples, comes first.
+TEST(VerdictRules, HalfTheStepOutsideTheOpsComesBeforeTheRoofline) {
+    ProfileInput in = runWithInputFraction(0.0, 100);  // 10 s of compute phases
+    in.roofs = roofs();
+    in.ops = {opAt("adam_update", 4.0, 1.0, 8.0)};  // 4 s near the bandwidth roof: 60 % outside
+    const Verdict v = classify(in);
+    expectVerdict(v, BoundKind::Compute, Severity::High);
+    EXPECT_EQ(v.verdict.summary, "Overhead: 60.0 % of step time outside the measured ops");
+    EXPECT_EQ(v.verdict.first_step, 1) << "measured over the whole run, warm-up included";
+    ASSERT_EQ(v.findings.size(), 1u);
+    EXPECT_EQ(v.findings[0].kind, BoundKind::MemoryBandwidth);
+    ASSERT_FALSE(v.actions.empty());
+    EXPECT_EQ(v.actions[0].title, "Double the batch");
+    ASSERT_TRUE(v.actions[0].expected_speedup);
+    EXPECT_NEAR(*v.actions[0].expected_speedup, 2.0 / (2.0 - 0.6), 1e-9);
+
+    in.ops = {opAt("adam_update", 5.1, 1.0, 8.0)};  // 49 % outside: the roofline stays the verdict
+    const Verdict under = classify(in);
+    expectVerdict(under, BoundKind::MemoryBandwidth, Severity::High);
+    ASSERT_EQ(under.findings.size(), 1u);
+    EXPECT_EQ(under.findings[0].severity, Severity::Moderate);
+    EXPECT_EQ(under.findings[0].summary.rfind("Overhead: ", 0), 0u) << under.findings[0].summary;
+}
+
 TEST(VerdictRules, EvaluationAbove20PercentOfWallTimeIsEvidenceAndAnAction) {
     ProfileInput in = uniformRun(100, {.compute = 0.1, .eval = 0.03});  // 0.03 / 0.13 = 23 %
     in.experiment["train"]["eval_every_steps"] = 1;
