@@ -52,9 +52,10 @@
 //     - op seconds per replica, not below 0) + other_seconds, as a fraction of all steps' time.
 //     >= 30 % is a finding of kind compute (the processor runs the framework, not the ops), severity
 //     high at >= 50 % (then the verdict, rule 4a), else moderate. On an emulated device the time
-//     outside the ops is the device's per-step overhead from the catalog, and the evidence says so. Op seconds of a mirrored run are summed over its replicas
-//     (mergeOpRows), so they are divided by the replicas; evaluation ops may be counted too, which
-//     can only make the overhead look smaller.
+//     outside the ops is the device's per-step overhead from the catalog, and the evidence says so.
+//     Op seconds of a mirrored run are summed over its replicas (mergeOpRows), so they are divided
+//     by the replicas; evaluation ops may be counted too, which can only make the overhead look
+//     smaller.
 //   * Evaluation and checkpoints: when sum(eval) + sum(checkpoint) >= 20 % of sum(step) + sum(eval)
 //     + sum(checkpoint) over the steps considered, that share is evidence on the verdict, and the
 //     actions "evaluate less often" / "checkpoint less often" are added. They address kind
