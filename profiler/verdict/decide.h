@@ -13,6 +13,11 @@ namespace trainbench::profiler {
 struct RunFacts {
     std::optional<Finding> capacity;  // rule 1, when it holds
     std::optional<Finding> roofline;  // rule 4, when roofs and op stats exist
+    // For a window's overhead (rule 4a): the run's op seconds (per replica) per second of its compute
+    // phases, 0 without op statistics (op stats are per run, so a window is taken to have the
+    // run's share), and whether the device is emulated (the evidence's wording).
+    double op_share_of_compute = 0.0;
+    bool emulated = false;
 };
 
 struct Decision {
@@ -20,7 +25,7 @@ struct Decision {
     std::vector<Finding> further;  // every other rule that holds, most important first
 };
 
-// `overhead`: the whole run's overhead finding, for the run's own decision (windows pass none). At
+// `overhead`: the overhead finding of these steps (the whole run's for the run's verdict). At
 // high severity (>= 50 % of step time outside the ops) it comes before the roofline, which then
 // describes the lesser part of the step; otherwise after every rule.
 Decision decide(const StepTotals& steps, const RunFacts& facts, std::optional<Finding> overhead = std::nullopt);

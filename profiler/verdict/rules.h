@@ -28,9 +28,10 @@
 //        training thread blocked on the exchange, moving data or waiting for peers. Severity high if
 //        >= 40 %, else moderate. comm_seconds and wait_seconds are reported as evidence when nonzero.
 //   3. Input >= 5 %: moderately input-bound (severity moderate).
-//   4a. Overhead >= 50 % (see FURTHER FINDINGS; the run's verdict only, not the timeline's windows):
-//        when half the step or more is outside the measured ops, the roofline describes the lesser
-//        part of it, so the overhead comes first and the roofline becomes a further finding.
+//   4a. Overhead >= 50 % (see FURTHER FINDINGS): when half the step or more is outside the measured
+//        ops, the roofline describes the lesser part of it, so the overhead comes first and the
+//        roofline becomes a further finding. A window of the timeline takes the run's op seconds
+//        per second of compute phases for its own (op stats are per run).
 //   4. The roofline, when the machine's roofs and per-op statistics exist (op stats are per run, so
 //      a window uses the run's op mix). Ridge = peak GFLOP/s / bandwidth GB/s. An op is left of the
 //      ridge when its intensity (FLOPs / bytes per call) < ridge.

@@ -107,9 +107,11 @@ Verdict classify(const ProfileInput& input) {
     RunFacts facts;
     if (capacity.bound()) facts.capacity = capacityFinding(capacity, *input.memory);
     facts.roofline = rooflineFinding(mix);
-
     const ExperimentView experiment(input.experiment);
-    Decision decision = decide(considered, facts, overheadFinding(all, mix, experiment.emulatedDevice()));
+    facts.emulated = experiment.emulatedDevice();
+    if (all.compute() > 0) facts.op_share_of_compute = mix.op_seconds_per_replica / all.compute();
+
+    Decision decision = decide(considered, facts, overheadFinding(all, mix, facts.emulated));
     addRunEvidence(decision.verdict, considered, n, capacity, input.memory);
 
     Verdict v;

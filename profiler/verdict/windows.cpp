@@ -16,7 +16,13 @@ struct Window {
 };
 
 Finding windowFinding(const StepTotals& t, const RunFacts& facts) {
-    Finding f = decide(t, facts).verdict;
+    std::optional<Finding> overhead;
+    if (facts.op_share_of_compute > 0) {
+        OpMix mix;  // the window's op time, at the run's share of its compute phases
+        mix.op_seconds = mix.op_seconds_per_replica = facts.op_share_of_compute * t.compute();
+        overhead = overheadFinding(t, mix, facts.emulated);
+    }
+    Finding f = decide(t, facts, std::move(overhead)).verdict;
     // The run's findings carry the long evidence (roofline, memory); a window says what changed.
     f.evidence = windowEvidence(t);
     return f;

@@ -69,6 +69,25 @@ TEST(VerdictFixtures, MirroredWithoutOverlapIsCommunicationBound) {
     EXPECT_EQ(v.windows[0].kind, BoundKind::Communication);
 }
 
+// A window has its own overhead (at the run's share of op time in the compute phases): a run whose
+// first half spends most of each step outside the ops, and whose second half does not, shows both.
+TEST(VerdictTimeline, AWindowMostlyOutsideTheOpsIsOverheadBound) {
+    ProfileInput in = uniformRun(200, {.compute = 0.1});
+    for (size_t i = 0; i < 100; ++i) in.steps[i] = makeSample(static_cast<int64_t>(i + 1), {.compute = 0.1, .other = 0.3});
+    in.roofs = testutil::roofs();
+    in.ops = {testutil::opAt("adam_update", 16.0, 1.0, 8.0)};  // 80 % of the 20 s of compute phases
+    const Verdict v = classify(in);
+    expectCoversRun(v, in);
+    // The run: 4 s of compute outside the ops and 30 s of other, of 50 s: 68 %.
+    EXPECT_EQ(v.verdict.kind, BoundKind::Compute) << v.verdict.summary;
+    EXPECT_NEAR(findEvidence(v.verdict, "outside_ops_fraction")->value, 68.0, 1e-6);
+    ASSERT_EQ(v.windows.size(), 2u);
+    EXPECT_EQ(v.windows[0].kind, BoundKind::Compute) << v.windows[0].summary;  // 80 % outside the ops
+    EXPECT_EQ(v.windows[0].severity, Severity::High);
+    EXPECT_EQ(v.windows[0].last_step, 100);
+    EXPECT_EQ(v.windows[1].kind, BoundKind::MemoryBandwidth) << v.windows[1].summary;  // 20 %: the roofline
+}
+
 TEST(VerdictTimeline, AShortRunIsOneWindow) {
     const ProfileInput in = uniformRun(15, {.input = 0.03, .compute = 0.07});
     const Verdict v = classify(in);
