@@ -107,6 +107,7 @@ std::string ExperimentCheck::mismatch(const RecordedRun& run, profiler::BoundKin
 }
 
 bool ExperimentCheck::runUntilVerdict(profiler::BoundKind kind, const Changes& action) {
+    std::string firstQuietMiss;
     for (int attempt = 1; attempt <= kAttempts; ++attempt) {
         const auto run = record(baseArgs());
         if (!run) return false;
@@ -119,7 +120,18 @@ bool ExperimentCheck::runUntilVerdict(profiler::BoundKind kind, const Changes& a
             return true;
         }
         if (run->quiet()) {
-            ADD_FAILURE() << experiment_ << ": " << wrong << "\n" << profile(*run);
+            // This VM changes speed from one minute to the next, and the roofs are measured after
+            // the steps: one quiet run in which the two disagree gets a second opinion, a second
+            // such run fails the check.
+            if (firstQuietMiss.empty() && attempt < kAttempts) {
+                firstQuietMiss = wrong;
+                std::printf("[ again    ] %s: %s on a quiet machine; one more run decides\n", experiment_.c_str(),
+                            wrong.c_str());
+                continue;
+            }
+            ADD_FAILURE() << experiment_ << ": " << wrong
+                          << (firstQuietMiss.empty() ? "" : " (and in an earlier quiet run: " + firstQuietMiss + ")")
+                          << "\n" << profile(*run);
             return false;
         }
         std::printf("[ busy     ] %s: %s, measured while other processes used %.2f cores; again\n",

@@ -42,8 +42,9 @@ public:
     // Action 1's changes: key and new value, in order.
     using Changes = std::vector<std::pair<std::string, nlohmann::json>>;
     // Runs the short version until its verdict is `kind` and its action 1 makes exactly `action`.
-    // Anything else fails the test if the run was measured on a quiet machine, and is run again
-    // otherwise (the roofline rule and the estimates that rank the actions depend on timing).
+    // Anything else is run again (the roofline rule and the estimates that rank the actions depend
+    // on timing): always when other processes were busy, once when the machine was quiet (this VM's
+    // speed changes from one minute to the next); a second quiet miss fails the test.
     bool runUntilVerdict(profiler::BoundKind kind, const Changes& action);
     // `apply --action 1 --run` into the same store: the experiment file is written beside the store.
     bool applyAction1();

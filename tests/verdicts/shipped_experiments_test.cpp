@@ -2,8 +2,9 @@
 // short version of each gets the verdict its description promises, action 1 is the intended fix,
 // and `apply --action 1 --run` makes a run with more steady-state throughput (runs.throughput,
 // after the first 20 steps) or, for memory capacity, a footprint that fits. Margins are generous;
-// this executable runs serially (RUN_SERIAL) so that its runs have the cores to themselves, and
-// runs measured while other processes used a core are repeated (experimentcheck.h).
+// this executable runs serially (RUN_SERIAL) so that its runs have the cores to themselves, runs
+// measured while other processes used a core are repeated, and a quiet run with the wrong verdict
+// gets one more run (experimentcheck.h).
 #include <gtest/gtest.h>
 
 #include <thread>
