@@ -28,6 +28,6 @@ struct Decision {
 // `overhead`: the overhead finding of these steps (the whole run's for the run's verdict). At
 // high severity (>= 50 % of step time outside the ops) it comes before the roofline, which then
 // describes the lesser part of the step; otherwise after every rule.
-Decision decide(const StepTotals& steps, const RunFacts& facts, std::optional<Finding> overhead = std::nullopt);
+Decision decide(const StepTotals& steps, const RunFacts& facts, std::optional<Finding> overhead);
 
 }  // namespace trainbench::profiler

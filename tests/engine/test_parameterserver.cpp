@@ -335,22 +335,32 @@ TEST(ParameterServer, AConnectionWaitingForAFreeDescriptorIsServedOnceOneIsFree)
         for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
         return n;
     }();
+    // Descriptors held on /dev/null, and the process's limit lowered, until release() (or the end of
+    // the test, should an assertion stop it first, so that its report can still be written).
+    struct Starved {
+        rlimit original;
+        std::vector<int> held;
+        bool release() {
+            for (int fd : held) ::close(fd);
+            held.clear();
+            return ::setrlimit(RLIMIT_NOFILE, &original) == 0;
+        }
+        ~Starved() { release(); }
+    } starved{original, {}};
     rlimit tight = original;
     tight.rlim_cur = static_cast<rlim_t>(used + 8);
     ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &tight), 0);
-    std::vector<int> held;
-    for (int fd; (fd = ::open("/dev/null", O_RDONLY)) >= 0;) held.push_back(fd);
+    for (int fd; (fd = ::open("/dev/null", O_RDONLY)) >= 0;) starved.held.push_back(fd);
     ASSERT_EQ(errno, EMFILE);
-    ::close(held.back());
-    held.pop_back();
+    ::close(starved.held.back());
+    starved.held.pop_back();
 
     test::FrameSocket client = test::FrameSocket::connectTo(s.server->port());  // the kernel completes it
     client.send(ps::Hello{kJobToken, ps::Role::Worker, 0}.encode());
     EXPECT_FALSE(client.receive(300ms)) << "the server accepted without a free descriptor";
     EXPECT_FALSE(client.closed());
 
-    for (int fd : held) ::close(fd);
-    ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &original), 0);
+    ASSERT_TRUE(starved.release());
     const auto welcome = client.receive(5s);
     ASSERT_TRUE(welcome) << "not accepted once descriptors were free";
     EXPECT_EQ(ps::Welcome::decode(*welcome).role, ps::Role::ParameterServer);
