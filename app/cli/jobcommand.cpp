@@ -28,6 +28,8 @@
 #include "app/experiment/experiment.h"
 #include "engine/strategy/clusterspec.h"
 #include "engine/strategy/storeserver.h"
+#include "profiler/store/processidentity.h"
+#include "profiler/store/runstore.h"
 
 extern char** environ;
 
@@ -70,6 +72,13 @@ struct Task {
     bool done = false;
     int status = 0;
     bool essential = true;  // the job fails without it
+    bool endedHere = false;  // killed by the launcher after it did not stop when told to
+
+    std::string how() const {
+        if (endedHere && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+            return "did not stop when told to and was ended by the launcher (SIGKILL)";
+        return describeStatus(status);
+    }
 
     std::string name() const {
         if (type == "chief") return "the chief";
@@ -86,6 +95,8 @@ struct Incarnation {
     bool stopped = false;  // the user stopped the job
     int exitCode = 0;      // the chief's
     std::string failure;   // which tasks failed and how, the first to die first
+    std::string othersFailure;       // the same without the chief: what the chief could not know
+    profiler::ProcessIdentity chief;  // whose run the job's failure is recorded on
 };
 
 // Starts every task of the job once and waits for all of them. multi_worker: `workers` trainers,
@@ -127,6 +138,7 @@ Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overri
         for (Task& t : tasks)
             if (!t.done && t.pid > 0) {
                 ::kill(t.pid, sig);
+                if (sig == SIGKILL) t.endedHere = true;
                 if (sig == SIGTERM) ::kill(t.pid, SIGCONT);  // a stopped (SIGSTOP) task must wake to end
             }
     };
@@ -180,6 +192,12 @@ Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overri
             out.failed = true;
             out.failure = "cannot start " + t.name() + ": " + std::strerror(rc);
             return out;
+        }
+        if (r == 0) {
+            // Read now, while it runs: the run's row carries the same start time.
+            out.chief = profiler::ProcessIdentity::current();
+            out.chief.pid = t.pid;
+            out.chief.proc_start = profiler::ProcessIdentity::startTimeOf(t.pid);
         }
     }
 
@@ -245,16 +263,18 @@ Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overri
     }
     out.stopped = relayedStop;
     if (out.failed) {
-        // Every task that failed, the ones that died first: a killed task is the cause, the others
-        // failed because it was gone (or were stopped here).
-        for (const bool signaled : {true, false})
+        // Every task that failed, the causes first: a task killed from outside, then one that
+        // exited with an error (often because the first was gone), then the ones ended here.
+        auto rank = [&](const Task& t) { return t.endedHere ? 2 : WIFSIGNALED(t.status) ? 0 : 1; };
+        for (const int order : {0, 1, 2})
             for (const Task& t : tasks) {
-                if (succeeded(t.status) || WIFSIGNALED(t.status) != signaled) continue;
+                if (succeeded(t.status) || rank(t) != order) continue;
                 // A synchronous job names ranks (chief 0, workers after it); an asynchronous one, tasks.
                 std::string who = t.name() + " (";
                 if (!async) who = t.type == "chief" ? "the chief (rank 0, " : "worker rank " + std::to_string(t.index + 1) + " (";
-                out.failure += std::string(out.failure.empty() ? "" : "; ") + who + "pid " + std::to_string(t.pid) +
-                               ") " + describeStatus(t.status);
+                const std::string text = who + "pid " + std::to_string(t.pid) + ") " + t.how();
+                out.failure += std::string(out.failure.empty() ? "" : "; ") + text;
+                if (t.type != "chief") out.othersFailure += std::string(out.othersFailure.empty() ? "" : "; ") + text;
             }
     }
     const int chief = tasks[0].status;
@@ -275,6 +295,21 @@ int mergeRankTraces(const std::string& path, int ranks, int exitCode) {
     for (const std::string& p : parts) std::filesystem::remove(p);
     std::fprintf(stderr, "trace: %d ranks merged into %s\n", ranks, path.c_str());
     return exitCode;
+}
+
+// The chief's run tells the whole story of a failed job. A run the chief left unfinished becomes
+// 'failed' with the job's failure: the launcher ended the chief, which can be left waiting in a
+// collective after a peer died (Gloo does not fail a send queued to a connection that then closes;
+// it waits for the timeout), or something killed it. A run the chief failed itself gets what the
+// other tasks did added, which it could not see: its error only says a connection closed.
+void recordOnTheChiefsRun(const std::string& db, const Incarnation& r) {
+    if (r.chief.pid <= 0 || !std::filesystem::exists(db)) return;  // the chief never made a store
+    try {
+        profiler::RunStore store = profiler::RunStore::open(db);
+        store.recordJobFailure(r.chief, r.failure, r.othersFailure);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "cannot record the job's failure on its run in %s: %s\n", db.c_str(), e.what());
+    }
 }
 
 }  // namespace
@@ -306,6 +341,7 @@ int launchLocalJob(const RunArgs& args, const app::Experiment& experiment, const
         const bool canRestart = !r.stopped && restarts < experiment.strategy.max_restarts && !checkpoint.empty() &&
                                 std::filesystem::exists(checkpoint);
         if (!canRestart) {
+            recordOnTheChiefsRun(args.db, r);
             std::string why;
             if (!r.stopped && checkpoint.empty())
                 why = "\n  (no checkpoint to restart from: set train.checkpoint_every_steps)";

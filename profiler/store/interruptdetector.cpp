@@ -77,4 +77,49 @@ int InterruptDetector::mark(Database& db, const ProcessIdentity& self) {
     return marked;
 }
 
+bool InterruptDetector::recordJobFailure(Database& db, const ProcessIdentity& writer, const std::string& cause,
+                                         const std::string& othersCause) {
+    Transaction transaction(db);
+    std::optional<RunId> id;
+    std::string status;
+    std::optional<std::string> message;
+    {
+        // IS: a writer without /proc has no start time or boot id, and neither has its row.
+        Statement& query = db.cached(
+            "SELECT id, status, message FROM runs WHERE host = ?1 AND pid = ?2 AND proc_start IS ?3 "
+            "AND boot_id IS ?4 ORDER BY id DESC LIMIT 1");
+        Statement::ResetGuard guard(query);
+        query.bindText(1, std::string_view(writer.host)).bindInt(2, writer.pid);
+        query.bindInt(3, writer.proc_start).bindText(4, writer.boot_id);
+        if (!query.step()) return false;
+        id = RunId{query.columnInt(0)};
+        status = query.columnText(1);
+        message = query.optionalText(2);
+    }
+    if (status == "running" && ProcessIdentity::isAlive(writer.pid, writer.proc_start)) return false;
+    Statement* update = nullptr;
+    std::string text;
+    if ((status == "running" || status == "interrupted") && !cause.empty()) {
+        const std::optional<int64_t> lastStep = lastStepOf(db, *id);
+        text = "job failed " + afterWhat(lastStep) + ": " + cause;
+        update = &db.cached(
+            "UPDATE runs SET status = 'failed', message = ?2, steps = coalesce(steps, ?3), "
+            "ended_at = coalesce(ended_at, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) WHERE id = ?1");
+        update->reset();
+        update->bindInt(1, id->value).bindText(2, std::string_view(text)).bindInt(3, lastStep);
+    } else if (status == "failed" && !othersCause.empty()) {
+        const std::string own = message.value_or("");
+        if (own.find(othersCause) != std::string::npos) return false;  // recorded already
+        text = own.empty() ? "job failed: " + othersCause : own + "; in the job, " + othersCause;
+        update = &db.cached("UPDATE runs SET message = ?2 WHERE id = ?1");
+        update->reset();
+        update->bindInt(1, id->value).bindText(2, std::string_view(text));
+    } else {
+        return false;  // completed or stopped (the job's end did not fail the run), or nothing to add
+    }
+    update->run();
+    transaction.commit();
+    return true;
+}
+
 }  // namespace trainbench::profiler

@@ -31,6 +31,16 @@ public:
     // Marks what find() returns, in one transaction; returns how many runs changed. A run that
     // finished meanwhile is left as its writer stored it.
     static int mark(Database& db, const ProcessIdentity& self);
+
+    // What a job's launcher knows once every task has ended: why the job failed. The run is the one
+    // `writer` (the job's chief) was writing, found by its host, pid, start time and boot. A run it
+    // left unfinished (ended by the launcher, or found interrupted since) becomes 'failed' with
+    // `cause` (the whole story) and the last committed step; a run it failed itself keeps its own
+    // message, with `othersCause` (what the other tasks did, which it could not see) added after
+    // it. False, changing nothing, when there is no such run, it completed or was stopped, its
+    // writer is still alive, or there is nothing to add.
+    static bool recordJobFailure(Database& db, const ProcessIdentity& writer, const std::string& cause,
+                                 const std::string& othersCause);
 };
 
 }  // namespace trainbench::profiler

@@ -357,4 +357,10 @@ int RunStore::markInterruptedRuns() {
     return InterruptDetector::mark(*db_, ProcessIdentity::current());
 }
 
+bool RunStore::recordJobFailure(const ProcessIdentity& writer, const std::string& cause,
+                                const std::string& othersCause) {
+    requireWritable("record a job's failure");
+    return InterruptDetector::recordJobFailure(*db_, writer, cause, othersCause);
+}
+
 }  // namespace trainbench::profiler

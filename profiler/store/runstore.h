@@ -10,6 +10,7 @@
 
 #include "engine/profile/opstats.h"
 #include "engine/train/records.h"
+#include "profiler/store/processidentity.h"
 #include "profiler/store/runid.h"
 #include "profiler/store/runrow.h"
 #include "profiler/verdict/verdict.h"
@@ -109,6 +110,10 @@ public:
     // Marks runs of dead processes 'interrupted' (see InterruptDetector); returns how many.
     // open(ReadWrite) and listRuns() already call it.
     int markInterruptedRuns();
+
+    // A job's launcher records why the job failed on the run of its chief `writer` (see
+    // InterruptDetector::recordJobFailure); true if the run changed.
+    bool recordJobFailure(const ProcessIdentity& writer, const std::string& cause, const std::string& othersCause);
 
 private:
     RunStore(std::string path, std::unique_ptr<Database> db);

@@ -215,5 +215,66 @@ TEST(RunStoreInterrupted, FinishedRunsAreNeverTouched) {
     EXPECT_EQ(store.listRuns()[0].status, RunStatus::Completed);
 }
 
+// A job's launcher recording why the job failed on its chief's run.
+TEST(RunStoreJobFailure, AnUnfinishedRunBecomesFailedWithTheCauseAndItsLastStep) {
+    TempDir dir;
+    const std::string path = dir.file("runs.db");
+    RunStore::open(path);
+    ProcessIdentity chief = ProcessIdentity::current();
+    chief.pid = deadPid();
+    const int64_t id = insertRunningRow(path, chief, 4);
+    RunStore store = RunStore::open(path);  // finds it interrupted first
+    ASSERT_EQ(store.run(RunId{id})->status, RunStatus::Interrupted);
+    EXPECT_TRUE(store.recordJobFailure(chief, "worker rank 1 (pid 9) was killed by signal 9 (Killed)", "other"));
+    const auto row = store.run(RunId{id});
+    EXPECT_EQ(row->status, RunStatus::Failed);
+    EXPECT_EQ(row->message, "job failed after step 4: worker rank 1 (pid 9) was killed by signal 9 (Killed)");
+    EXPECT_EQ(row->steps, 4);
+    EXPECT_TRUE(row->ended_at);
+    EXPECT_FALSE(store.recordJobFailure(chief, "again", "")) << "a failed run is not rewritten";
+    EXPECT_EQ(store.run(RunId{id})->message, *row->message);
+}
+
+TEST(RunStoreJobFailure, ARunTheChiefFailedKeepsItsMessageWithTheOthersAdded) {
+    TempDir dir;
+    const std::string path = dir.file("runs.db");
+    {
+        RunWriter writer(path, RunSpec{});
+        writer.step(makeStep(1));
+        writer.finish(RunStatus::Failed, engine::RunSummary{}, "step 2: allReduceSum failed: connection closed");
+    }
+    RunStore store = RunStore::open(path);
+    const RunId id = store.listRuns()[0].id;
+    const ProcessIdentity chief = ProcessIdentity::current();  // this process wrote it
+    EXPECT_TRUE(store.recordJobFailure(chief, "the whole story", "worker rank 1 (pid 9) was killed by signal 9"));
+    EXPECT_EQ(store.run(id)->status, RunStatus::Failed);
+    EXPECT_EQ(store.run(id)->message,
+              "step 2: allReduceSum failed: connection closed; in the job, worker rank 1 (pid 9) was killed by signal 9");
+    EXPECT_FALSE(store.recordJobFailure(chief, "the whole story", "worker rank 1 (pid 9) was killed by signal 9"))
+        << "added once";
+    EXPECT_FALSE(store.recordJobFailure(chief, "the whole story", "")) << "nothing to add";
+}
+
+TEST(RunStoreJobFailure, CompletedStoppedLiveAndOtherProcessesRunsAreLeftAlone) {
+    TempDir dir;
+    const std::string path = dir.file("runs.db");
+    for (const RunStatus status : {RunStatus::Completed, RunStatus::Stopped}) {
+        RunWriter writer(path, RunSpec{});
+        writer.step(makeStep(1));
+        writer.finish(status, engine::RunSummary{});
+    }
+    const ProcessIdentity self = ProcessIdentity::current();
+    EXPECT_FALSE(RunStore::open(path).recordJobFailure(self, "cause", "others"));  // the newest: stopped
+    ProcessIdentity other = self;
+    other.pid = deadPid();
+    EXPECT_FALSE(RunStore::open(path).recordJobFailure(other, "cause", "others")) << "no run of that process";
+    const int64_t live = insertRunningRow(path, self, 2);
+    RunStore store = RunStore::open(path);
+    EXPECT_FALSE(store.recordJobFailure(self, "cause", "others")) << "its writer still runs";
+    EXPECT_EQ(store.run(RunId{live})->status, RunStatus::Running);
+    for (const RunRow& row : store.listRuns())
+        EXPECT_FALSE(contains(row.message, "cause")) << row.id.value;
+}
+
 }  // namespace
 }  // namespace trainbench::profiler
