@@ -265,10 +265,10 @@ Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overri
     if (out.failed) {
         // Every task that failed, the causes first: a task killed from outside, then one that
         // exited with an error (often because the first was gone), then the ones ended here.
-        auto rank = [&](const Task& t) { return t.endedHere ? 2 : WIFSIGNALED(t.status) ? 0 : 1; };
+        auto precedence = [](const Task& t) { return t.endedHere ? 2 : WIFSIGNALED(t.status) ? 0 : 1; };
         for (const int order : {0, 1, 2})
             for (const Task& t : tasks) {
-                if (succeeded(t.status) || rank(t) != order) continue;
+                if (succeeded(t.status) || precedence(t) != order) continue;
                 // A synchronous job names ranks (chief 0, workers after it); an asynchronous one, tasks.
                 std::string who = t.name() + " (";
                 if (!async) who = t.type == "chief" ? "the chief (rank 0, " : "worker rank " + std::to_string(t.index + 1) + " (";
