@@ -14,6 +14,10 @@ struct sqlite3;
 
 namespace trainbench::profiler {
 
+// The store's timestamp of "now" as an SQL expression: ISO-8601 UTC with milliseconds, which
+// sorts as text (started_at, ended_at, applied_at, measured_at).
+inline constexpr std::string_view kSqlNow = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
+
 class Database {
 public:
     enum class Access { ReadOnly, ReadWrite };

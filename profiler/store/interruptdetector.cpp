@@ -102,9 +102,8 @@ bool InterruptDetector::recordJobFailure(Database& db, const ProcessIdentity& wr
     if ((status == "running" || status == "interrupted") && !cause.empty()) {
         const std::optional<int64_t> lastStep = lastStepOf(db, *id);
         text = "job failed " + afterWhat(lastStep) + ": " + cause;
-        update = &db.cached(
-            "UPDATE runs SET status = 'failed', message = ?2, steps = coalesce(steps, ?3), "
-            "ended_at = coalesce(ended_at, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) WHERE id = ?1");
+        update = &db.cached("UPDATE runs SET status = 'failed', message = ?2, steps = coalesce(steps, ?3), "
+                            "ended_at = coalesce(ended_at, " + std::string(kSqlNow) + ") WHERE id = ?1");
         update->reset();
         update->bindInt(1, id->value).bindText(2, std::string_view(text)).bindInt(3, lastStep);
     } else if (status == "failed" && !othersCause.empty()) {

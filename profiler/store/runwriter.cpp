@@ -20,7 +20,6 @@ using Clock = std::chrono::steady_clock;
 // back and retried; only this many attempts in a row turn it into an error.
 constexpr int kMaxBusyAttempts = 6;
 
-constexpr std::string_view kNow = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 // A finished run's cost: its devices and host at their prices over the billed time, the training
 // and evaluation seconds (?11 and ?12 of the final UPDATE, the values being written). NULL when no
 // price is known. RunRow::costPerSecond() is the same rate.
@@ -121,7 +120,7 @@ void RunWriter::insertRun(const RunSpec& spec) {
         "global_batch, threads, dataset, model, host, pid, proc_start, boot_id, started_at, "
         "target_accuracy, replicas, clock, device_type, device_count, price_per_device_hour, host_price_per_hour, "
         "train_examples, data_fraction, param_count, warm_start_run) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, "
-        "?7, ?8, ?9, ?10, ?11, ?12, ?13, " + std::string(kNow) + ", ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, "
+        "?7, ?8, ?9, ?10, ?11, ?12, ?13, " + std::string(kSqlNow) + ", ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, "
         "?23, ?24)");
     insert.bindText(1, std::string_view(spec.name))
         .bindText(2, spec.experiment_file)
@@ -431,7 +430,7 @@ void RunWriter::write(const Batch& batch, const Final* final) {
             if (final->summary) {
                 const engine::RunSummary& s = *final->summary;
                 Statement& update = db_->cached(
-                    "UPDATE runs SET status = ?2, ended_at = " + std::string(kNow) +
+                    "UPDATE runs SET status = ?2, ended_at = " + std::string(kSqlNow) +
                     ", message = ?3, steps = ?4, epochs = ?5, final_loss = ?6, "
                     "final_accuracy = ?7, best_accuracy = ?8, time_to_target = ?9, "
                     "step_at_target = ?10, train_seconds = ?11, eval_seconds = ?12, "
@@ -464,7 +463,7 @@ void RunWriter::write(const Batch& batch, const Final* final) {
                 update.run();
             } else {
                 Statement& update = db_->cached(
-                    "UPDATE runs SET status = ?2, ended_at = " + std::string(kNow) +
+                    "UPDATE runs SET status = ?2, ended_at = " + std::string(kSqlNow) +
                     ", message = ?3, steps = coalesce(steps, "
                     "(SELECT max(step) FROM steps WHERE run_id = ?1)) WHERE id = ?1");
                 update.bindInt(1, runId_.value)
@@ -496,7 +495,7 @@ void RunWriter::markFailedQuietly(const std::string& message) noexcept {
     try {
         Transaction transaction(*db_);
         Statement& update = db_->cached(
-            "UPDATE runs SET status = 'failed', ended_at = " + std::string(kNow) +
+            "UPDATE runs SET status = 'failed', ended_at = " + std::string(kSqlNow) +
             ", message = ?2 WHERE id = ?1 AND status = 'running'");
         update.bindInt(1, runId_.value).bindText(2, std::string_view(message));
         update.run();

@@ -137,9 +137,8 @@ void Schema::migrate(Database& db) {
                                          "creating the schema)");
         }
         db.exec(migration.sql);
-        Statement record(db,
-                         "INSERT INTO schema_migrations (version, description, applied_at) "
-                         "VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))");
+        Statement record(db, "INSERT INTO schema_migrations (version, description, applied_at) VALUES (?1, ?2, " +
+                                 std::string(kSqlNow) + ")");
         record.bindInt(1, migration.version).bindText(2, migration.description).run();
         // PRAGMA values cannot be bound; both are integers we format ourselves.
         db.exec("PRAGMA user_version = " + std::to_string(migration.version));

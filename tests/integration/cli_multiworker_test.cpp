@@ -22,6 +22,22 @@ using trainbench::testing::TempDir;
 using trainbench::testing::worstRelativeLossDifference;
 using trainbench::testing::writeExperiment;
 
+namespace {
+
+// A job of two processes that would train for long (epochs of 100 steps, 100,000 steps), running
+// in the background; `strategy` is added to its strategy object.
+struct LongJob {
+    std::string db, experiment;
+    CliProcess process;
+    LongJob(const TempDir& tmp, const std::string& name, const std::string& strategy)
+        : db((tmp.path / "runs.db").string()),
+          experiment(writeExperiment(tmp.path, name, 64, 100000,
+                                     "\"type\": \"multi_worker\", \"replicas\": 2, " + strategy)),
+          process({"run", experiment, "--db", db, "-q", "--set", "data.train_limit=6400"}, tmp.path) {}
+};
+
+}  // namespace
+
 TEST(CliMultiWorker, FollowsOneDevicesLossCurveAndRecordsEveryRank) {
     TempDir tmp;
     const std::string db = (tmp.path / "runs.db").string();
@@ -64,16 +80,15 @@ TEST(CliMultiWorker, FollowsOneDevicesLossCurveAndRecordsEveryRank) {
 
 TEST(CliMultiWorker, AKilledWorkerFailsTheJobNamingIt) {
     TempDir tmp;
-    const std::string db = (tmp.path / "runs.db").string();
-    const std::string x = writeExperiment(tmp.path, "doomed", 64, 100000,
-                                          "\"type\": \"multi_worker\", \"replicas\": 2, \"timeout_s\": 120");
-    CliProcess job({"run", x, "--db", db, "-q", "--set", "data.train_limit=6400"}, tmp.path);
+    LongJob job(tmp, "doomed", "\"timeout_s\": 120");
+    const std::string& db = job.db;
     // Once the job has trained a few steps, kill the worker (not the chief).
-    const pid_t workerPid = taskOnceTrained(db, "doomed", x, "worker", 0, 5, std::chrono::milliseconds(200));
+    const pid_t workerPid =
+        taskOnceTrained(db, "doomed", job.experiment, "worker", 0, 5, std::chrono::milliseconds(200));
     ASSERT_GT(workerPid, 0) << "no worker process found";
     const auto killedAt = std::chrono::steady_clock::now();
     ::kill(workerPid, SIGKILL);
-    const auto result = job.wait();
+    const auto result = job.process.wait();
     const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - killedAt).count();
     EXPECT_EQ(result.exitCode, 1) << result.err;
     EXPECT_LT(took, 60.0) << "a dead socket is noticed long before the 120 s timeout";
@@ -103,14 +118,13 @@ TEST(CliMultiWorker, AKilledWorkerFailsTheJobNamingIt) {
 // it failed with what happened, after the last step it committed.
 TEST(CliMultiWorker, AKilledChiefFailsTheRunSayingSo) {
     TempDir tmp;
-    const std::string db = (tmp.path / "runs.db").string();
-    const std::string x = writeExperiment(tmp.path, "headless", 64, 100000,
-                                          "\"type\": \"multi_worker\", \"replicas\": 2, \"timeout_s\": 120");
-    CliProcess job({"run", x, "--db", db, "-q", "--set", "data.train_limit=6400"}, tmp.path);
-    const pid_t chiefPid = taskOnceTrained(db, "headless", x, "chief", 0, 5, std::chrono::milliseconds(100));
+    LongJob job(tmp, "headless", "\"timeout_s\": 120");
+    const std::string& db = job.db;
+    const pid_t chiefPid =
+        taskOnceTrained(db, "headless", job.experiment, "chief", 0, 5, std::chrono::milliseconds(100));
     ASSERT_GT(chiefPid, 0) << "no chief process found";
     ::kill(chiefPid, SIGKILL);
-    const auto result = job.wait();
+    const auto result = job.process.wait();
     EXPECT_EQ(result.exitCode, 1) << result.err;
     EXPECT_NE(result.err.find("the chief (rank 0, pid " + std::to_string(chiefPid) + ") was killed by signal 9"),
               std::string::npos)
@@ -195,16 +209,13 @@ TEST(CliMultiWorker, AKilledWorkerIsRestartedFromTheCheckpoint) {
 // fails naming the step and the operation that timed out.
 TEST(CliMultiWorker, AHungWorkerIsNoticedAfterTheTimeout) {
     TempDir tmp;
-    const std::string db = (tmp.path / "runs.db").string();
-    const std::string x = writeExperiment(tmp.path, "hung", 64, 100000,
-                                          "\"type\": \"multi_worker\", \"replicas\": 2, \"timeout_s\": 3, "
-                                          "\"max_restarts\": 0");
-    CliProcess job({"run", x, "--db", db, "-q", "--set", "data.train_limit=6400"}, tmp.path);
-    const pid_t workerPid = taskOnceTrained(db, "hung", x, "worker", 0, 5, std::chrono::milliseconds(100));
+    LongJob job(tmp, "hung", "\"timeout_s\": 3, \"max_restarts\": 0");
+    const std::string& db = job.db;
+    const pid_t workerPid = taskOnceTrained(db, "hung", job.experiment, "worker", 0, 5, std::chrono::milliseconds(100));
     ASSERT_GT(workerPid, 0) << "no worker process found";
     const auto stoppedAt = std::chrono::steady_clock::now();
     ::kill(workerPid, SIGSTOP);
-    const auto result = job.wait();
+    const auto result = job.process.wait();
     const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - stoppedAt).count();
     EXPECT_EQ(result.exitCode, 1) << result.err;
     EXPECT_GE(took, 2.5) << "not before the timeout";
