@@ -1,10 +1,7 @@
 #include "app/experiment/experiment.h"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <memory>
+#include <optional>
 
 #include "app/experiment/experimentschema.h"
 #include "app/experiment/issuelist.h"
@@ -12,6 +9,7 @@
 #include "app/experiment/overrides.h"
 #include "app/experiment/pathresolution.h"
 #include "app/experiment/schemavalidator.h"
+#include "engine/util/cappedfile.h"
 
 namespace trainbench::app {
 namespace {
@@ -53,16 +51,10 @@ void bindSection(const SchemaKey& section, const json& resolved, Experiment& out
 }  // namespace
 
 std::string readExperimentFile(const std::string& path) {
-    std::error_code ec;
-    if (fs::is_directory(path, ec)) throw ExperimentError(path, {{"", "cannot read: " + std::string(std::strerror(EISDIR))}});
-    const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-    if (!file) throw ExperimentError(path, {{"", "cannot open: " + std::string(std::strerror(errno))}});
-    std::string text;
-    char buf[65536];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, file.get())) > 0) text.append(buf, n);
-    if (std::ferror(file.get())) throw ExperimentError(path, {{"", "cannot read: " + std::string(std::strerror(errno))}});
-    return text;
+    std::string error;
+    std::optional<std::string> text = engine::readCappedFile(path, kExperimentLimits.maxBytes, &error);
+    if (!text) throw ExperimentError(path, {{"", error}});
+    return std::move(*text);
 }
 
 Experiment loadExperimentFile(const std::string& path, const std::vector<std::string>& overrides) {

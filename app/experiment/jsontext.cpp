@@ -124,7 +124,25 @@ TextPosition textPosition(const std::string& text, std::size_t byteOffset) {
     return pos;
 }
 
+std::optional<LimitIssue> checkExperimentLimits(const std::string& text) {
+    const auto v = engine::checkJsonLimits(text, kExperimentLimits);
+    if (!v) return std::nullopt;
+    if (v->limit == engine::JsonLimitViolation::Limit::Size) return LimitIssue{v->offset, "is " + v->message};
+    return LimitIssue{v->offset, v->message + " (byte " + std::to_string(v->offset) +
+                                     (v->keyPath.empty() ? std::string() : ", at " + v->keyPath) + ")"};
+}
+
 json parseJsonText(const std::string& text, const std::string& sourceName, IssueList& issues) {
+    // Before the parser: nothing of a text over the limits is parsed, copied or validated.
+    if (const auto limit = checkExperimentLimits(text)) {
+        if (text.size() > kExperimentLimits.maxBytes) {
+            issues.add("", limit->message);
+        } else {
+            const TextPosition pos = textPosition(text, limit->offset);
+            issues.add(sourceName + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column), limit->message);
+        }
+        return json(json::value_t::discarded);
+    }
     // Issues from the callback are only kept if the whole text parses; a syntax error comes first.
     IssueList duplicates;
     try {

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "app/experiment/experimentschema.h"
+#include "app/experiment/jsontext.h"
 #include "app/experiment/pathresolution.h"
 #include "app/experiment/schemavalidator.h"
 
@@ -50,6 +51,12 @@ public:
             return;
         }
         const std::string valueText = text.substr(eq + 1);
+        // The value may be parsed as JSON: it gets a file's limits, before the parser sees it.
+        if (const auto limit = checkExperimentLimits(valueText)) {
+            const std::string shown = text.size() > 80 ? text.substr(0, 77) + "..." : text;
+            issues_.add("--set " + shown, "in the value: " + limit->message);
+            return;
+        }
 
         // Work on a copy: a path that fails half-way must not leave new or erased keys behind.
         json updated = document_;

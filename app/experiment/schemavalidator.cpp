@@ -196,6 +196,15 @@ std::optional<json> SchemaValidator::resolveLayer(const SchemaKey& key, const js
 }
 
 void SchemaValidator::checkSweep(const json& value, const std::string& path) {
+    // The size first: every value is compared with those before it, so a list of 10^5 values alone
+    // would take 10^10 comparisons (and each value would make a point).
+    std::vector<std::size_t> lengths;
+    for (const auto& item : value.items())
+        if (item.value().is_array()) lengths.push_back(item.value().size());
+    if (sweepPointCount(lengths) > kMaxSweepPoints) {
+        issues_.add(path, sweepTooLargeMessage());
+        return;
+    }
     for (const auto& [keyPath, values] : value.items()) {
         const std::string where = joinKeyPath(path, keyPath);
         std::string error;

@@ -7,6 +7,7 @@
 
 #include "app/experiment/experimentschema.h"
 #include "app/experiment/issuelist.h"
+#include "app/experiment/jsontext.h"
 #include "app/experiment/overrides.h"
 #include "app/experiment/pathresolution.h"
 #include "app/experiment/schemavalidator.h"
@@ -70,21 +71,35 @@ std::string pointLabel(const std::string& label, const SchemaKey& key, const jso
 
 }  // namespace
 
+std::size_t sweepPointCount(const std::vector<std::size_t>& lengths) {
+    std::size_t total = 1;
+    for (const std::size_t n : lengths) total = std::min(total * std::min(n, kMaxSweepPoints + 1), kMaxSweepPoints + 1);
+    return total;
+}
+
+std::string sweepTooLargeMessage() {
+    return "has more than " + std::to_string(kMaxSweepPoints) + " points (the product of the lists' lengths); split it";
+}
+
 std::vector<SweepAxis> sweepAxes(const std::string& text, const std::vector<std::string>& overrides) {
     // nlohmann::json keeps an object's keys sorted; ordered_json keeps them as written.
     using ordered = nlohmann::ordered_json;
+    // Text over the limits is not parsed here either (parseExperiment reports it).
+    const std::string* o = sweepOverride(overrides);
+    const std::string sectionText = o ? o->substr(o->find('=') + 1) : std::string();
+    if (checkExperimentLimits(o ? sectionText : text)) return {};
+    ordered parsed = ordered::parse(o ? sectionText : text, nullptr, false);
     ordered section;
-    if (const std::string* o = sweepOverride(overrides)) {
-        section = ordered::parse(o->substr(o->find('=') + 1), nullptr, false);
-    } else {
-        const ordered document = ordered::parse(text, nullptr, false);
-        if (document.is_object() && document.contains("sweep")) section = document["sweep"];
-    }
+    if (o)
+        section = std::move(parsed);
+    else if (parsed.is_object() && parsed.contains("sweep"))
+        section = std::move(parsed["sweep"]);
     std::vector<SweepAxis> axes;
     if (!section.is_object()) return axes;
+    // Values only as many as a sweep may have points: each axis has at least one value per point.
     for (const auto& [key, values] : section.items()) {
         SweepAxis axis{key, {}};
-        if (values.is_array())
+        if (values.is_array() && values.size() <= kMaxSweepPoints)
             for (const ordered& v : values) axis.values.push_back(json::parse(v.dump()));
         axes.push_back(std::move(axis));
     }
@@ -149,11 +164,11 @@ std::vector<SweepPoint> expandSweep(const std::string& text, const std::string& 
     std::vector<SweepAxis> axes = sweepAxes(text, overrides);
     if (axes.empty()) return {SweepPoint{base.name, {}, {}, base}};
 
-    std::size_t total = 1;
-    for (const SweepAxis& a : axes) total = std::min(total * a.values.size(), kMaxSweepPoints + 1);
-    if (total > kMaxSweepPoints)
-        throw ExperimentError(source, {{"sweep", "has more than " + std::to_string(kMaxSweepPoints) +
-                                                     " points (the product of the lists' lengths); split it"}});
+    // parseExperiment refused a sweep of more points (SchemaValidator::checkSweep), before any copy.
+    std::vector<std::size_t> lengths;
+    for (const SweepAxis& a : axes) lengths.push_back(a.values.size());
+    const std::size_t total = sweepPointCount(lengths);
+    if (total > kMaxSweepPoints) throw ExperimentError(source, {{"sweep", sweepTooLargeMessage()}});
 
     // Relative paths among the values mean what they mean in the file: next to it (or, from --set, cwd).
     const fs::path folder = fs::path(source).parent_path();

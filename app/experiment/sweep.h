@@ -55,7 +55,13 @@ const SchemaKey* sweepKey(const SchemaKey& root, const std::string& keyPath, std
 // Every key path a sweep may name, in schema order ("seed", "data.dataset", ...).
 std::vector<std::string> sweepableKeys(const SchemaKey& root);
 
-// A sweep stops here rather than running for days by accident.
+// A sweep stops here rather than running for days by accident. Checked while the file is validated,
+// before any point is made.
 inline constexpr std::size_t kMaxSweepPoints = 1000;
+
+// The number of points of axes of these lengths, or kMaxSweepPoints + 1 if it is more than kMaxSweepPoints.
+std::size_t sweepPointCount(const std::vector<std::size_t>& lengths);
+// The issue of a sweep of more than kMaxSweepPoints points.
+std::string sweepTooLargeMessage();
 
 }  // namespace trainbench::app

@@ -1,12 +1,12 @@
 #include "engine/device/devicecatalog.h"
 
 #include <algorithm>
-#include <fstream>
 #include <map>
-#include <sstream>
+#include <optional>
 
 #include "engine/device/catalogreader.h"
 #include "engine/device/devicereader.h"
+#include "engine/util/cappedfile.h"
 
 namespace trainbench::engine {
 
@@ -31,24 +31,22 @@ std::string joinIssues(const std::string& source, const std::vector<CatalogIssue
 // A syntax error located as "byte N (line L, column C)": N counts from 0, lines and columns from 1.
 CatalogIssue syntaxIssue(const std::string& text, const nlohmann::json::parse_error& e) {
     const std::size_t offset = e.byte > 0 ? std::min<std::size_t>(e.byte - 1, text.size()) : 0;
-    std::size_t line = 1, column = 1;
-    for (std::size_t i = 0; i < offset; ++i) {
-        if (text[i] == '\n') {
-            ++line;
-            column = 1;
-        } else {
-            ++column;
-        }
-    }
     // nlohmann's message repeats its own location ("[json.exception.parse_error.101] parse error at
     // line 3, column 5: ..."); keep what follows it.
     std::string what = e.what();
     const std::size_t at = what.find("column ");
     const std::size_t colon = at == std::string::npos ? std::string::npos : what.find(": ", at);
     if (colon != std::string::npos) what = what.substr(colon + 2);
-    return {"byte " + std::to_string(offset) + " (line " + std::to_string(line) + ", column " + std::to_string(column) +
-                ")",
-            "invalid JSON: " + what};
+    return {describeByteOffset(text, offset), "invalid JSON: " + what};
+}
+
+// Text over kDeviceCatalogLimits, refused before it is parsed.
+std::optional<CatalogIssue> limitIssue(const std::string& text) {
+    const auto v = checkJsonLimits(text, kDeviceCatalogLimits);
+    if (!v) return std::nullopt;
+    if (v->limit == JsonLimitViolation::Limit::Size) return CatalogIssue{"", "is " + v->message};
+    return CatalogIssue{describeByteOffset(text, v->offset),
+                        v->message + (v->keyPath.empty() ? std::string() : " (at " + v->keyPath + ")")};
 }
 
 }  // namespace
@@ -57,15 +55,17 @@ DeviceCatalogError::DeviceCatalogError(std::string source, std::vector<CatalogIs
     : std::runtime_error(joinIssues(source, issues)), source_(std::move(source)), issues_(std::move(issues)) {}
 
 DeviceCatalog DeviceCatalog::load(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw DeviceCatalogError(path, {{"", "cannot open the device catalog for reading"}});
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) throw DeviceCatalogError(path, {{"", "read error"}});
-    return parse(text.str(), path);
+    std::string error;
+    const std::optional<std::string> text = readCappedFile(path, kDeviceCatalogLimits.maxBytes, &error);
+    if (!text) {
+        if (error.rfind("cannot open", 0) == 0) error = "cannot open the device catalog for reading" + error.substr(11);
+        throw DeviceCatalogError(path, {{"", error}});
+    }
+    return parse(*text, path);
 }
 
 DeviceCatalog DeviceCatalog::parse(const std::string& text, const std::string& sourceName) {
+    if (const auto issue = limitIssue(text)) throw DeviceCatalogError(sourceName, {*issue});
     nlohmann::json root;
     try {
         root = nlohmann::json::parse(text);

@@ -7,11 +7,15 @@
 #include <vector>
 
 #include "engine/device/devicespec.h"
+#include "engine/util/jsonlimits.h"
 
 namespace trainbench::engine {
 
+// What a catalog may be (docs/devices.md, "Limits"): the shipped one is 26 KB and 5 levels deep.
+inline constexpr JsonLimits kDeviceCatalogLimits{1u << 20, 32};
+
 // One thing wrong with a catalog: where (a key path such as "devices[3].memory.bandwidth_gbs", or
-// "byte 812 (line 30, column 7)" for a syntax error) and what was expected.
+// "byte 812 (line 30, column 7)" for a syntax error or nesting too deep) and what was expected.
 struct CatalogIssue {
     std::string path;
     std::string message;
@@ -33,7 +37,7 @@ private:
 class DeviceCatalog {
 public:
     // Reads and validates the file at `path`; DeviceCatalogError (source = path) on any problem,
-    // including a file that cannot be read.
+    // including a file that cannot be read or is over kDeviceCatalogLimits.
     static DeviceCatalog load(const std::string& path);
     // Validates catalog text; `sourceName` names it in errors (a file name).
     static DeviceCatalog parse(const std::string& text, const std::string& sourceName);

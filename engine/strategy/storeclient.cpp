@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "engine/strategy/storemessages.h"
 #include "engine/strategy/storewire.h"
 #include "engine/util/errors.h"
 
@@ -24,8 +25,10 @@ using boost::system::error_code;
 using Clock = std::chrono::steady_clock;
 using namespace storewire;
 
-// Replies carry at most what a client set, which the server capped; this only guards against garbage.
-constexpr uint32_t kMaxReplyBytes = 256u << 20;
+// Replies carry at most a value a client set, which the server capped at kDefaultMaxPayload (and
+// StoreClient::set refuses to send more): a header that claims more is not from our store, and is
+// refused before anything is allocated for it.
+constexpr uint32_t kMaxReplyBytes = kDefaultMaxPayload;
 // The server answers a Wait when its timeout expires; the reply may take this much longer to arrive.
 constexpr std::chrono::milliseconds kWaitReplyGrace{2000};
 
@@ -124,9 +127,8 @@ struct StoreClient::Impl {
         if (!runUntil(deadline)) fail("no reply to " + what + " within " + millis(budget));
         if (ec) fail("connection lost during " + what + ": " + ec.message());
         if (reply.type == MessageType::Error) {
-            PayloadReader in(reply.payload.data(), reply.payload.size());
             std::string why;
-            if (!in.str(&why, kMaxReplyBytes)) why = "(unreadable reason)";
+            if (!decodeErrorMessage(reply.payload.data(), reply.payload.size(), &why)) why = "(unreadable reason)";
             fail("refused " + what + ": " + why);
         }
         return reply;
@@ -199,12 +201,9 @@ void StoreClient::wait(const std::vector<std::string>& keys, const std::chrono::
     const Reply r = impl_->request(MessageType::Wait, w.data(), t + kWaitReplyGrace, what);
     impl_->expect(r, {MessageType::Ok, MessageType::TimedOut}, what);
     if (r.type == MessageType::Ok) return;
-    PayloadReader in(r.payload.data(), r.payload.size());
-    uint32_t n = 0;
     std::vector<std::string> missing;
-    std::string k;
-    if (in.u32(&n))
-        for (uint32_t i = 0; i < n && in.str(&k, kMaxKeyBytes); ++i) missing.push_back(k);
+    if (!decodeKeyList(r.payload.data(), r.payload.size(), &missing))
+        impl_->fail("malformed TimedOut reply to Wait for key(s) " + quoted(keys));
     throw RendezvousError("rendezvous store " + impl_->where + ": timed out after " + millis(t) +
                           " waiting for key(s) " + quoted(missing.empty() ? keys : missing) +
                           " (the ranks that publish them have not arrived: not started, crashed, or given another"

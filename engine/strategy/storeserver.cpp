@@ -17,6 +17,7 @@
 
 #include "engine/util/errors.h"
 #include "engine/strategy/asiolisten.h"
+#include "engine/strategy/storemessages.h"
 #include "engine/util/sametoken.h"
 
 namespace trainbench::engine {
@@ -28,7 +29,6 @@ using tcp = asio::ip::tcp;
 using boost::system::error_code;
 using namespace storewire;
 
-constexpr uint32_t kMaxTokenBytes = 1024;
 constexpr uint32_t kMaxWaitMs = 24u * 3600u * 1000u;
 
 class Session;
@@ -128,47 +128,30 @@ private:
     }
 
     void handle() {
-        PayloadReader in(payload_.data(), payload_.size());
-        const auto type = static_cast<MessageType>(parsed_.type);
-        const auto malformed = [&] {
-            refuse("malformed " + std::string(messageTypeName(parsed_.type)) + " payload", true);
-        };
-        std::string key;
-        switch (type) {
-            case MessageType::Hello: {
-                std::string token;
-                if (!in.str(&token, kMaxTokenBytes) || !in.atEnd()) return malformed();
+        Request r;
+        if (const std::string why = decodeRequest(parsed_.type, payload_.data(), payload_.size(), &r); !why.empty())
+            return refuse(why, true);
+        switch (r.type) {
+            case MessageType::Hello:
                 if (authenticated_) return refuse("a second Hello", true);
-                if (!sameToken(token, shared_.config.token))
+                if (!sameToken(r.token, shared_.config.token))
                     return refuse("wrong job token: this process does not belong to the job this store serves", true);
                 authenticated_ = true;
                 timer_.cancel();
                 return reply(MessageType::Ok, {});
-            }
-            case MessageType::Set: {
-                if (!in.str(&key, kMaxKeyBytes)) return malformed();
-                shared_.values[key] = in.rest();
+            case MessageType::Set:
+                shared_.values[r.key] = std::move(r.value);
                 reply(MessageType::Ok, {});
                 wakeWaiters();
                 return;
-            }
             case MessageType::Get: {
-                if (!in.str(&key, kMaxKeyBytes) || !in.atEnd()) return malformed();
-                const auto it = shared_.values.find(key);
-                if (it == shared_.values.end()) return reply(MessageType::NotFound, PayloadWriter().str(key).data());
+                const auto it = shared_.values.find(r.key);
+                if (it == shared_.values.end()) return reply(MessageType::NotFound, PayloadWriter().str(r.key).data());
                 return reply(MessageType::Ok, std::string(it->second.begin(), it->second.end()));
             }
-            case MessageType::Wait: {
-                uint32_t timeoutMs = 0, n = 0;
-                if (!in.u32(&timeoutMs) || !in.u32(&n)) return malformed();
-                waitKeys_.clear();
-                for (uint32_t i = 0; i < n; ++i) {  // no reserve(n): n is untrusted, the payload bounds it
-                    if (!in.str(&key, kMaxKeyBytes)) return malformed();
-                    waitKeys_.push_back(key);
-                }
-                if (!in.atEnd()) return malformed();
-                return startWait(std::min(timeoutMs, kMaxWaitMs));
-            }
+            case MessageType::Wait:
+                waitKeys_ = std::move(r.keys);
+                return startWait(std::min(r.timeoutMs, kMaxWaitMs));
             default: return refuse("unexpected message type", true);  // isRequest() let it through
         }
     }
@@ -189,11 +172,7 @@ private:
         timer_.async_wait([self = shared_from_this(), generation](error_code ec) {
             if (ec || !self->waiting_ || generation != self->waitGeneration_) return;
             self->waiting_ = false;
-            const std::vector<std::string> missing = self->missingKeys();
-            PayloadWriter w;
-            w.u32(static_cast<uint32_t>(missing.size()));
-            for (const std::string& k : missing) w.str(k);
-            self->reply(MessageType::TimedOut, w.data());
+            self->reply(MessageType::TimedOut, encodeKeyList(self->missingKeys()));
         });
     }
 

@@ -71,6 +71,7 @@ public:
     bool str(std::string* s, uint32_t maxBytes);
     std::vector<char> rest();
     bool atEnd() const { return p_ == end_; }
+    size_t remaining() const { return static_cast<size_t>(end_ - p_); }
 
 private:
     const uint8_t* p_;

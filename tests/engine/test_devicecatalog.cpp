@@ -312,11 +312,51 @@ TEST(DeviceCatalogErrors, LoadNamesTheFile) {
         ADD_FAILURE() << "expected DeviceCatalogError";
     } catch (const DeviceCatalogError& e) {
         EXPECT_EQ(std::string(e.what()),
-                  (dir / "absent.json").string() + ": cannot open the device catalog for reading");
+                  (dir / "absent.json").string() +
+                      ": cannot open the device catalog for reading: No such file or directory");
     }
     std::filesystem::remove_all(dir);
     // The unchanged minimal catalog is valid: the cases above fail for their one change only.
     EXPECT_EQ(DeviceCatalog::parse(minimalCatalog().dump(), "test.json").ids(), std::vector<std::string>{"gpu-a"});
+}
+
+// Limits (docs/devices.md): nesting and size are checked before the text is parsed, and named by
+// file, byte offset and key path; a catalog just within them is read as usual.
+TEST(DeviceCatalogErrors, NestingDeeperThanTheLimitIsRefusedBeforeParsing) {
+    const std::string valid = minimalCatalog().dump();
+    const auto withAbout = [&](std::size_t levels) {
+        return "{\"about\": " + std::string(levels, '[') + std::string(levels, ']') + ", " + valid.substr(1);
+    };
+    const std::size_t depth = kDeviceCatalogLimits.maxDepth;
+    const std::size_t offset = std::string("{\"about\": ").size() + depth - 1;  // the '[' opening level depth + 1
+    std::string path = "about";
+    for (std::size_t i = 0; i + 1 < depth; ++i) path += "[0]";
+    for (const std::size_t levels : {depth, std::size_t{1'000'000}})
+        EXPECT_EQ(errorsOf(withAbout(levels)),
+                  (std::vector<std::string>{"test.json: byte " + std::to_string(offset) + " (line 1, column " +
+                                            std::to_string(offset + 1) + "): nesting deeper than " +
+                                            std::to_string(depth) + " levels of { and [ (at " + path + ")"}));
+    EXPECT_EQ(errorsOf(withAbout(depth - 1)),
+              (std::vector<std::string>{"test.json: about: expected a string (a description for people), got an array"}));
+}
+
+TEST(DeviceCatalogErrors, ACatalogOverTheSizeLimitIsRefusedBeforeItIsRead) {
+    const std::size_t limit = kDeviceCatalogLimits.maxBytes;
+    const std::string valid = minimalCatalog().dump();
+    const std::string path = ::testing::TempDir() + "catalog-limit-" + std::to_string(::getpid()) + ".json";
+    std::ofstream(path, std::ios::binary) << valid << std::string(limit - valid.size(), ' ');
+    EXPECT_EQ(DeviceCatalog::load(path).ids(), std::vector<std::string>{"gpu-a"});  // exactly at the limit
+    std::ofstream(path, std::ios::binary | std::ios::app) << ' ';
+    const std::string over = std::to_string(limit + 1) + " bytes, over the limit of " + std::to_string(limit) + " bytes";
+    try {
+        DeviceCatalog::load(path);
+        ADD_FAILURE() << "expected DeviceCatalogError";
+    } catch (const DeviceCatalogError& e) {
+        EXPECT_EQ(std::string(e.what()), path + ": is " + over);
+    }
+    EXPECT_EQ(errorsOf(valid + std::string(limit + 1 - valid.size(), ' ')),
+              (std::vector<std::string>{"test.json: is " + over}));
+    std::filesystem::remove(path);
 }
 
 }  // namespace

@@ -8,8 +8,15 @@
 
 namespace trainbench::engine {
 
-// Larger images are refused before anything is allocated (a corrupt header can claim 2^31 x 2^31).
-inline constexpr uint64_t kMaxImagePixels = uint64_t{1} << 28;
+// Larger images are refused from their header, before anything is allocated (a corrupt header can
+// claim 2^31 x 2^31). An image is one training example at its own size, turned into 4-byte floats
+// per channel: 4096 x 4096 RGB is already 200 MB per example (docs/experiment-format.md, "Limits").
+inline constexpr uint64_t kMaxImageSide = 16384;
+inline constexpr uint64_t kMaxImagePixels = uint64_t{1} << 24;
+
+// Throws DataError naming the file and the limit if a `format` ("PNG", "JPEG") image of this size
+// is over kMaxImageSide or kMaxImagePixels.
+void checkImageSize(const std::string& path, const char* format, uint64_t width, uint64_t height);
 
 // Pixels as a codec delivers them: interleaved (HWC) rows of `stride` bytes, 8 bits per channel,
 // 1 grey, 2 grey + alpha, 3 RGB or 4 RGBA.

@@ -35,23 +35,23 @@ void jpegOnMessage(j_common_ptr cinfo, int level) {
     if (level < 0 && cinfo->err->msg_code != JWRN_EXTRANEOUS_DATA) jpegOnError(cinfo);
 }
 
-enum class JpegStart { kStarted, kError, kCmyk, kTooLarge };
-
-// Creates the decompressor, reads the header and starts decoding to the wanted colour space.
-// Decoding is not started for a CMYK/YCCK file or one too large (a progressive JPEG's start
-// allocates coefficients for the whole image).
-JpegStart jpegStart(jpeg_decompress_struct* cinfo, JpegErrors* errors, const uint8_t* data, size_t size,
-                    int want_channels) {
-    if (setjmp(errors->jump)) return JpegStart::kError;
+// Creates the decompressor and reads the header; false after a libjpeg error.
+bool jpegReadHeader(jpeg_decompress_struct* cinfo, JpegErrors* errors, const uint8_t* data, size_t size) {
+    if (setjmp(errors->jump)) return false;
     jpeg_create_decompress(cinfo);
     jpeg_mem_src(cinfo, data, static_cast<unsigned long>(size));
     jpeg_read_header(cinfo, TRUE);
-    if (cinfo->jpeg_color_space == JCS_CMYK || cinfo->jpeg_color_space == JCS_YCCK) return JpegStart::kCmyk;
-    if (uint64_t{cinfo->image_width} * uint64_t{cinfo->image_height} > kMaxImagePixels) return JpegStart::kTooLarge;
+    return true;
+}
+
+// Starts decoding to the wanted colour space (a progressive JPEG's start allocates coefficients for
+// the whole image, so the size is checked before); false after a libjpeg error.
+bool jpegStart(jpeg_decompress_struct* cinfo, JpegErrors* errors, int want_channels) {
+    if (setjmp(errors->jump)) return false;
     const bool grey = want_channels == 1 || (want_channels == 0 && cinfo->jpeg_color_space == JCS_GRAYSCALE);
     cinfo->out_color_space = grey ? JCS_GRAYSCALE : JCS_RGB;
     jpeg_start_decompress(cinfo);
-    return JpegStart::kStarted;
+    return true;
 }
 
 bool jpegReadRows(jpeg_decompress_struct* cinfo, JpegErrors* errors, uint8_t* dst, size_t stride) {
@@ -84,15 +84,11 @@ InterleavedImage decodeJpegInterleaved(const uint8_t* data, size_t size, int wan
     errors.pub.emit_message = jpegOnMessage;
     JpegGuard guard{&cinfo};
 
-    switch (jpegStart(&cinfo, &errors, data, size, want_channels)) {
-        case JpegStart::kStarted: break;
-        case JpegStart::kError: failJpeg(path, errors.message);
-        case JpegStart::kCmyk: throw DataError(path + ": CMYK JPEG images are not supported (convert them to RGB)");
-        case JpegStart::kTooLarge:
-            throw DataError(path + ": JPEG of " + std::to_string(cinfo.image_width) + "x" +
-                            std::to_string(cinfo.image_height) + " pixels is too large (limit " +
-                            std::to_string(kMaxImagePixels) + " pixels)");
-    }
+    if (!jpegReadHeader(&cinfo, &errors, data, size)) failJpeg(path, errors.message);
+    if (cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK)
+        throw DataError(path + ": CMYK JPEG images are not supported (convert them to RGB)");
+    checkImageSize(path, "JPEG", cinfo.image_width, cinfo.image_height);
+    if (!jpegStart(&cinfo, &errors, want_channels)) failJpeg(path, errors.message);
     InterleavedImage img;
     img.width = static_cast<int>(cinfo.output_width);
     img.height = static_cast<int>(cinfo.output_height);

@@ -4,6 +4,7 @@
 // destructor and allocate nothing, so a jump out of libpng skips nothing; everything with a
 // destructor (buffers, the libpng structs' guard) lives in their callers.
 #include <png.h>
+#include <zlib.h>
 
 #include <csetjmp>
 #include <cstdio>
@@ -72,14 +73,46 @@ struct PngReadGuard {
     ~PngReadGuard() { png_destroy_read_struct(&png, info ? &info : nullptr, nullptr); }
 };
 
-[[noreturn]] void failPng(const std::string& path, const char* message) {
+[[noreturn]] void failPng(const std::string& path, const std::string& message) {
     throw DataError(path + ": corrupt or truncated PNG: " + message);
+}
+
+uint32_t bigEndian32(const uint8_t* p) {
+    return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
+}
+
+// The size limits, from the IHDR chunk itself, before libpng allocates anything for the image
+// (png_read_update_info allocates row buffers from the width). IHDR must be the first chunk; a file
+// where it is not is left to libpng to refuse. Also refused: a header that promises more pixel data
+// than the file can hold, since deflate shrinks data at most 1032-fold.
+void checkPngHeader(const uint8_t* data, size_t size, const std::string& path) {
+    constexpr size_t kIhdrEnd = 8 + 8 + 13 + 4;  // signature, chunk length and type, IHDR data, CRC
+    if (size < kIhdrEnd || std::memcmp(data + 12, "IHDR", 4) != 0) return;
+    // A damaged IHDR is libpng's to report ("IHDR: CRC error"), not a size to be judged.
+    if (crc32(0, data + 12, 4 + 13) != bigEndian32(data + 29)) return;
+    const uint64_t width = bigEndian32(data + 16), height = bigEndian32(data + 20);
+    checkImageSize(path, "PNG", width, height);
+    const int depth = data[24];
+    int samples = 0;  // per pixel, as stored
+    switch (data[25]) {
+        case PNG_COLOR_TYPE_GRAY: case PNG_COLOR_TYPE_PALETTE: samples = 1; break;
+        case PNG_COLOR_TYPE_GRAY_ALPHA: samples = 2; break;
+        case PNG_COLOR_TYPE_RGB: samples = 3; break;
+        case PNG_COLOR_TYPE_RGB_ALPHA: samples = 4; break;
+        default: return;  // libpng names the bad colour type
+    }
+    const uint64_t stored = ((width * static_cast<uint64_t>(samples * depth) + 7) / 8 + 1) * height;  // + filter byte per row
+    if (stored > 1032 * uint64_t{size})
+        failPng(path, "its header says " + std::to_string(width) + "x" + std::to_string(height) + " pixels (" +
+                          std::to_string(stored) + " bytes of image data), more than a file of " +
+                          std::to_string(size) + " bytes can hold");
 }
 
 }  // namespace
 
 InterleavedImage decodePngInterleaved(const uint8_t* data, size_t size, std::vector<uint8_t>& pixels,
                                       const std::string& path) {
+    checkPngHeader(data, size, path);
     PngInput in{data, size, 0, {}};
     PngReadGuard guard;
     guard.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &in, pngOnError, pngOnWarning);
@@ -87,12 +120,11 @@ InterleavedImage decodePngInterleaved(const uint8_t* data, size_t size, std::vec
     guard.info = png_create_info_struct(guard.png);
     if (guard.info == nullptr) throw std::bad_alloc();
     png_set_read_fn(guard.png, &in, pngOnRead);
+    png_set_user_limits(guard.png, kMaxImageSide, kMaxImageSide);  // libpng's own check, should IHDR be elsewhere
 
     InterleavedImage img;
     if (!pngReadHeader(guard.png, guard.info, &img)) failPng(path, in.message);
-    if (static_cast<uint64_t>(img.width) * static_cast<uint64_t>(img.height) > kMaxImagePixels)
-        throw DataError(path + ": PNG of " + std::to_string(img.width) + "x" + std::to_string(img.height) +
-                        " pixels is too large (limit " + std::to_string(kMaxImagePixels) + " pixels)");
+    checkImageSize(path, "PNG", static_cast<uint64_t>(img.width), static_cast<uint64_t>(img.height));  // as libpng read it
     pixels.resize(img.stride * static_cast<size_t>(img.height));
     std::vector<png_bytep> rows(static_cast<size_t>(img.height));
     for (size_t y = 0; y < rows.size(); ++y) rows[y] = pixels.data() + y * img.stride;
