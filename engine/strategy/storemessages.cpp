@@ -21,12 +21,32 @@ bool readCount(PayloadReader& in, uint32_t cap, uint32_t* n, std::string* why) {
     return true;
 }
 
-bool readKeys(PayloadReader& in, uint32_t n, std::vector<std::string>* keys) {
+// A string (u32 length + bytes) whose length is within `cap` and the rest of the payload.
+bool readString(PayloadReader& in, const char* what, uint32_t cap, std::string* s, std::string* why) {
+    PayloadReader peek = in;
+    uint32_t n = 0;
+    if (!peek.u32(&n)) {
+        *why = std::string("no ") + what;
+        return false;
+    }
+    if (n > cap) {
+        *why = std::string(what) + " of " + std::to_string(n) + " bytes is over the cap of " + std::to_string(cap) + " bytes";
+        return false;
+    }
+    if (n > peek.remaining()) {
+        *why = std::string(what) + " of " + std::to_string(n) + " bytes is longer than the rest of the payload (" +
+               std::to_string(peek.remaining()) + " bytes)";
+        return false;
+    }
+    return in.str(s, cap);
+}
+
+bool readKeys(PayloadReader& in, uint32_t n, std::vector<std::string>* keys, std::string* why) {
     keys->clear();
-    keys->reserve(n);
+    keys->reserve(n);  // n is within the payload's room (readCount)
     std::string key;
     for (uint32_t i = 0; i < n; ++i) {
-        if (!in.str(&key, kMaxKeyBytes)) return false;
+        if (!readString(in, "key", kMaxKeyBytes, &key, why)) return false;
         keys->push_back(std::move(key));
     }
     return true;
@@ -43,21 +63,19 @@ std::string decodeRequest(uint16_t type, const uint8_t* payload, size_t size, Re
     out->type = static_cast<MessageType>(type);
     switch (out->type) {
         case MessageType::Hello:
-            if (!in.str(&out->token, kMaxTokenBytes)) return malformed("no token of at most " + std::to_string(kMaxTokenBytes) + " bytes");
+            if (!readString(in, "token", kMaxTokenBytes, &out->token, &why)) return malformed(why);
             break;
         case MessageType::Set:
-            if (!in.str(&out->key, kMaxKeyBytes)) return malformed("no key of at most " + std::to_string(kMaxKeyBytes) + " bytes");
+            if (!readString(in, "key", kMaxKeyBytes, &out->key, &why)) return malformed(why);
             out->value = in.rest();
             break;
         case MessageType::Get:
-            if (!in.str(&out->key, kMaxKeyBytes)) return malformed("no key of at most " + std::to_string(kMaxKeyBytes) + " bytes");
+            if (!readString(in, "key", kMaxKeyBytes, &out->key, &why)) return malformed(why);
             break;
         case MessageType::Wait: {
             uint32_t n = 0;
             if (!in.u32(&out->timeoutMs)) return malformed("no timeout");
-            if (!readCount(in, kMaxWaitKeys, &n, &why)) return malformed(why);
-            if (!readKeys(in, n, &out->keys)) return malformed("a key longer than the rest of the payload or " +
-                                                               std::to_string(kMaxKeyBytes) + " bytes");
+            if (!readCount(in, kMaxWaitKeys, &n, &why) || !readKeys(in, n, &out->keys, &why)) return malformed(why);
             break;
         }
         default: return "unexpected message type " + std::to_string(type) + " (" + messageTypeName(type) + ")";
@@ -85,7 +103,7 @@ bool decodeKeyList(const uint8_t* payload, size_t size, std::vector<std::string>
     PayloadReader in(payload, size);
     uint32_t n = 0;
     std::string why;
-    return readCount(in, kMaxWaitKeys, &n, &why) && readKeys(in, n, keys) && in.atEnd();
+    return readCount(in, kMaxWaitKeys, &n, &why) && readKeys(in, n, keys, &why) && in.atEnd();
 }
 
 std::string encodeKeyList(const std::vector<std::string>& keys) {

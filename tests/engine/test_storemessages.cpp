@@ -63,11 +63,13 @@ TEST(StoreMessages, CountsAndLengthsOverTheirCapsAreRefusedBeforeAllocating) {
     EXPECT_EQ(decodeError(MessageType::Wait, waitPayload(kMaxWaitKeys, kMaxWaitKeys, "")), "");
     // Key and token lengths, just over and at their caps.
     EXPECT_EQ(decodeError(MessageType::Get, PayloadWriter().str(std::string(kMaxKeyBytes + 1, 'k')).data()),
-              "malformed Get payload: no key of at most 4096 bytes");
+              "malformed Get payload: key of 4097 bytes is over the cap of 4096 bytes");
     EXPECT_EQ(decodeError(MessageType::Get, PayloadWriter().str(std::string(kMaxKeyBytes, 'k')).data()), "");
     EXPECT_EQ(decodeError(MessageType::Hello, PayloadWriter().str(std::string(kMaxTokenBytes + 1, 't')).data()),
-              "malformed Hello payload: no token of at most 1024 bytes");
+              "malformed Hello payload: token of 1025 bytes is over the cap of 1024 bytes");
     EXPECT_EQ(decodeError(MessageType::Hello, PayloadWriter().str(std::string(kMaxTokenBytes, 't')).data()), "");
+    EXPECT_EQ(decodeError(MessageType::Set, PayloadWriter().u32(100).bytes("ab", 2).data()),
+              "malformed Set payload: key of 100 bytes is longer than the rest of the payload (2 bytes)");
     EXPECT_EQ(decodeError(MessageType::Get, PayloadWriter().str("k").u32(7).data()),
               "malformed Get payload: 4 bytes after the message");
     EXPECT_EQ(decodeError(MessageType::Ok, ""), "unexpected message type 16 (Ok)");

@@ -3,6 +3,7 @@
 // after a line "--set", each further line is one override. Every refusal must be an ExperimentError
 // naming the file; every point it accepts must parse again from its own resolved JSON to the same
 // resolved JSON (experiment.h promises that).
+#include <algorithm>
 #include <string>
 #include <vector>
 
