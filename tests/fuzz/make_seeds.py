@@ -7,7 +7,9 @@ import os
 import struct
 import zlib
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "fuzz")
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..", "data", "fuzz")
+SOURCE = os.path.join(HERE, "..", "..")
 
 
 def crc32c(data):
@@ -98,6 +100,27 @@ def ps_spans(spans):
     return struct.pack("<I", len(spans)) + b"".join(struct.pack("<QQ", o, c) for o, c in spans)
 
 
+def store_frame(kind, payload):
+    """A message of the rendezvous store (engine/strategy/storewire.h)."""
+    return struct.pack("<IHHI", 0x564B4254, 1, kind, len(payload)) + payload
+
+
+def png_chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def png(width, height, depth, color, rows, interlace=0, extra=b""):
+    """A PNG of the given IHDR and raw rows (each already prefixed with its filter byte)."""
+    ihdr = struct.pack(">IIBBBBB", width, height, depth, color, 0, 0, interlace)
+    return (b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", ihdr) + extra + png_chunk(b"IDAT", zlib.compress(rows, 9)) +
+            png_chunk(b"IEND", b""))
+
+
+def read_source(path):
+    with open(os.path.join(SOURCE, path), "rb") as f:
+        return f.read()
+
+
 def write(target, name, data):
     folder = os.path.join(ROOT, target)
     os.makedirs(folder, exist_ok=True)
@@ -178,6 +201,50 @@ def main():
     write("fuzz_psprotocol", "lying_count", ps_frame(7, struct.pack("<QQ", 1, 1 << 40) + struct.pack("<f", 1.0)))
     write("fuzz_psprotocol", "truncated_init", hello + init[:-5])
     write("fuzz_idx", "gzip_cut", gzip.compress(idx(0x08, [8, 8], bytes(range(64))), mtime=0)[:30])
+    more_seeds()
+
+
+def more_seeds():
+    # fuzz_experiment: experiment files; after a line "--set", one override per line.
+    write("fuzz_experiment", "minimal.json", b'{"model": {"preset": "mlp"}}')
+    write("fuzz_experiment", "fmnist-mlp.json", read_source("experiments/fmnist-mlp.json"))
+    write("fuzz_experiment", "layers.json", b'{"name": "c", "model": {"layers": [{"type": "conv2d", "filters": 4, '
+          b'"kernel": 3}, {"type": "relu"}, {"type": "maxpool2d", "size": 2}, {"type": "flatten"}, '
+          b'{"type": "dense", "units": 10}]}, "train": {"epochs": 1, "batch_size": 32}}')
+    write("fuzz_experiment", "sweep.json", b'{"model": {"preset": "mlp"}, "sweep": {"strategy.replicas": [1, 2], '
+          b'"optimizer.type": ["sgd", "adam"], "data.path": ["a", "b/c"]}}')
+    write("fuzz_experiment", "overrides.json", b'{"model": {"preset": "cnn"}}\n--set\ntrain.epochs=3\n'
+          b'model.preset=mlp\nsweep={"seed": [1, 2]}\nname=2024\ndevice.type=gpu-v100')
+    write("fuzz_experiment", "strategy.json", b'{"model": {"preset": "logreg"}, "strategy": {"type": "tpu_pod", '
+          b'"slice": "v3-8"}, "device": {"type": "tpu-v3"}, "seed": 7}')
+    write("fuzz_experiment", "too_deep.json", b'{"model": {"preset": "mlp"}, "x": ' + b"[" * 40 + b"]" * 40 + b"}")
+    write("fuzz_experiment", "syntax.json", b'{"model": {"preset": "mlp",}, "model": 1}')
+    # fuzz_devicecatalog: the shipped catalog and small ones.
+    write("fuzz_devicecatalog", "devices.json", read_source("resources/devices.json"))
+    write("fuzz_devicecatalog", "cpu.json", b'{"format": 1, "devices": [{"id": "host", "kind": "cpu", "name": "H", '
+          b'"compute": {"peak_fp32_tflops": "calibration"}}]}')
+    write("fuzz_devicecatalog", "too_deep.json", b'{"format": 1, "about": ' + b"[" * 40 + b"]" * 40 + b"}")
+    # fuzz_storewire: message streams of the rendezvous store, either way.
+    def s(text):
+        return struct.pack("<I", len(text)) + text
+    write("fuzz_storewire", "client", store_frame(1, s(b"0123456789abcdef0123456789abcdef")) +
+          store_frame(2, s(b"rank_0") + b"\x00value") + store_frame(3, s(b"rank_1")) +
+          store_frame(4, struct.pack("<II", 5000, 2) + s(b"rank_0") + s(b"rank_1")))
+    write("fuzz_storewire", "server", store_frame(16, b"") + store_frame(16, b"value") + store_frame(17, s(b"k")) +
+          store_frame(18, struct.pack("<I", 1) + s(b"rank_3")) + store_frame(19, s(b"wrong job token")))
+    write("fuzz_storewire", "lying_wait", store_frame(4, struct.pack("<II", 10, 1000000)))
+    write("fuzz_storewire", "too_long", store_frame(2, s(b"k"))[:8] + struct.pack("<I", 1 << 30))
+    # fuzz_image: the first byte picks the channels asked for; PNGs of each colour type, and JPEGs.
+    write("fuzz_image", "grey8.png", b"\x00" + png(3, 2, 8, 0, b"\x00\x01\x02\x03\x01\x10\x10\x10"))
+    write("fuzz_image", "rgb8.png", b"\x02" + png(2, 2, 8, 2, b"\x00" + bytes(range(6)) + b"\x02" + bytes(range(6, 12))))
+    write("fuzz_image", "rgba16_interlaced.png", b"\x01" + png(2, 2, 16, 6, bytes(1 + 16) * 4, interlace=1))
+    write("fuzz_image", "palette_trns.png", b"\x00" + png(4, 1, 2, 3, b"\x00\x1b", extra=png_chunk(b"PLTE", bytes(range(12))) +
+                                                          png_chunk(b"tRNS", b"\x00\x80")))
+    write("fuzz_image", "grey1.png", b"\x01" + png(9, 2, 1, 0, b"\x00\xaa\x80\x00\x55\x00"))
+    write("fuzz_image", "huge_header.png", b"\x00" + png(4096, 4096, 8, 0, b"")[:33])
+    write("fuzz_image", "palette.png", b"\x00" + read_source("tests/data/images/pil_palette_trns.png"))
+    write("fuzz_image", "rgb_q95.jpg", b"\x02" + read_source("tests/data/images/pil_rgb_q95.jpg"))
+    write("fuzz_image", "grey_progressive.jpg", b"\x00" + read_source("tests/data/images/pil_grey_progressive.jpg"))
 
 
 if __name__ == "__main__":
