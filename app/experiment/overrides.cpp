@@ -23,6 +23,21 @@ std::string trimmed(const std::string& s) {
     return s.substr(first, s.find_last_not_of(" \t") - first + 1);
 }
 
+// An override as messages show it: long values cut (the message says what is wrong with them).
+std::string shortened(const std::string& text) { return text.size() > 80 ? text.substr(0, 77) + "..." : text; }
+
+// "" if `text` is valid UTF-8, else nlohmann's account of the first bad byte ("invalid UTF-8 byte at index 3: 0xFF").
+std::string utf8Problem(const std::string& text) {
+    try {
+        (void)json(text).dump();
+        return {};
+    } catch (const json::type_error& e) {
+        const std::string what = e.what();
+        const auto bracket = what.find("] ");
+        return bracket == std::string::npos ? what : what.substr(bracket + 2);
+    }
+}
+
 // Where the override walk is in the schema: a section, a layer of a known type, or nowhere the
 // schema can say anything about (a layer whose type is not set yet).
 struct Cursor {
@@ -53,8 +68,7 @@ public:
         const std::string valueText = text.substr(eq + 1);
         // The value may be parsed as JSON: it gets a file's limits, before the parser sees it.
         if (const auto limit = checkExperimentLimits(valueText)) {
-            const std::string shown = text.size() > 80 ? text.substr(0, 77) + "..." : text;
-            issues_.add("--set " + shown, "in the value: " + limit->message);
+            issues_.add("--set " + shortened(text), "in the value: " + limit->message);
             return;
         }
 
@@ -75,7 +89,15 @@ public:
         const SchemaKey* leaf = cursor.unchecked || cursor.layer ? nullptr : cursor.key;
         const bool wantsString = leaf && (leaf->type == SchemaType::String || leaf->type == SchemaType::Path ||
                                           leaf->type == SchemaType::Enum);
-        if (value.is_discarded() || (wantsString && !value.is_string())) value = valueText;
+        if (value.is_discarded() || (wantsString && !value.is_string())) {
+            // Raw text becomes a JSON string, which must be UTF-8 like every string of a file (the
+            // parser checks those); messages and the run store print it.
+            if (const std::string bad = utf8Problem(valueText); !bad.empty()) {
+                issues_.add("--set " + shortened(text), "the value is not UTF-8 text: " + bad);
+                return;
+            }
+            value = valueText;
+        }
         if (leaf) resolveRelativePaths(value, *leaf, cwd_);
         *target = std::move(value);
         document_ = std::move(updated);

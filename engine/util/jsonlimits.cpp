@@ -22,7 +22,9 @@ std::string pathOf(const std::vector<Level>& levels) {
             path.append("[").append(std::to_string(l.index)).append("]");
         } else {
             if (!path.empty()) path += '.';
-            path.append(l.key.substr(0, kMaxKeyInPath));
+            // The key as written in a text not parsed yet: it may hold anything (a newline, bytes
+            // that are not UTF-8), and the message is one line of text. Only printable ASCII is kept.
+            for (const char c : l.key.substr(0, kMaxKeyInPath)) path += c >= 0x20 && c < 0x7F ? c : '?';
             if (l.key.size() > kMaxKeyInPath) path += "...";
         }
     }

@@ -100,6 +100,16 @@ TEST(ExperimentOverrides, MalformedOverrideNamesTheOverride) {
     EXPECT_NE(issues[0].message.find("bad key path"), std::string::npos);
 }
 
+// Found by fuzz_experiment: raw text that is not UTF-8 became a JSON string that could not be printed,
+// and the message about it ended the program (nlohmann's type_error 316, uncaught).
+TEST(ExperimentOverrides, ARawValueThatIsNotUtf8IsRefused) {
+    EXPECT_EQ(errorOf(withModel(), {"device.type=gpu\xff-v100"}),
+              "test.json: --set device.type=gpu\xff-v100: the value is not UTF-8 text: invalid UTF-8 byte at index 3: 0xFF");
+    EXPECT_EQ(errorOf(withModel(), {"name=caf\xc3"}),
+              "test.json: --set name=caf\xc3: the value is not UTF-8 text: incomplete UTF-8 string; last byte: 0xC3");
+    EXPECT_EQ(parseExperiment(withModel(), "t.json", {"name=caf\xc3\xa9"}).name, "caf\xc3\xa9");
+}
+
 TEST(ExperimentOverrides, OverrideValuesAreValidatedLikeFileValues) {
     EXPECT_EQ(errorOf(withModel(), {"train.batch_size=0"}), "test.json: train.batch_size: must be >= 1 and <= 65536, got 0");
     EXPECT_EQ(errorOf(withModel(), {"train.epochs=many"}),

@@ -336,6 +336,10 @@ TEST(DeviceCatalogErrors, NestingDeeperThanTheLimitIsRefusedBeforeParsing) {
                   (std::vector<std::string>{"test.json: byte " + std::to_string(offset) + " (line 1, column " +
                                             std::to_string(offset + 1) + "): nesting deeper than " +
                                             std::to_string(depth) + " levels of { and [ (at " + path + ")"}));
+    // A key is shown as written but on one line (fuzz_devicecatalog found a newline splitting the message).
+    const std::vector<std::string> oneLine = errorsOf("{\"a\nb\xff\": " + std::string(depth, '['));
+    ASSERT_EQ(oneLine.size(), 1u);
+    EXPECT_NE(oneLine[0].find("(at a?b?[0]"), std::string::npos) << oneLine[0];
     EXPECT_EQ(errorsOf(withAbout(depth - 1)),
               (std::vector<std::string>{"test.json: about: expected a string (a description for people), got an array"}));
 }
