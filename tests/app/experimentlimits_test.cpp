@@ -33,10 +33,10 @@ std::string repeated(const std::string& s, std::size_t n) {
 }
 
 TEST(ExperimentLimits, NestingOverTheLimitIsRefusedWithFilePositionAndKeyPath) {
-    // A million levels under an unknown key, and an override: copying the document for the override
+    // Half a million levels (1 MB) under an unknown key, and an override: copying the document for the override
     // overflowed the stack before there was a limit.
     const std::string prefix = R"({"model": {"preset": "mlp"}, "x": )";
-    const std::string text = prefix + nested(1'000'000) + "}";
+    const std::string text = prefix + nested(500'000) + "}";
     const std::string error = errorOf(text, {"train.epochs=2"});
     const std::size_t offset = prefix.size() + kDepth - 1;  // the '[' that opens level kDepth + 1
     EXPECT_EQ(error, "test.json:1:" + std::to_string(offset + 1) + ": nesting deeper than " + std::to_string(kDepth) +
@@ -56,7 +56,7 @@ TEST(ExperimentLimits, NestingIsFoundOnItsLineAndInsideAList) {
 }
 
 TEST(ExperimentLimits, ASetValueGetsTheSameLimitsBeforeItIsParsed) {
-    const std::string deep = "seed=" + nested(1'000'000);
+    const std::string deep = "seed=" + nested(500'000);
     const std::string error = errorOf(withModel(), {deep, "train.epochs=2"});
     EXPECT_EQ(error, "test.json: --set seed=" + std::string(72, '[') + "...: in the value: nesting deeper than 32 levels "
                      "of { and [ (byte 32, at " + repeated("[0]", kDepth) + ")");
