@@ -3,12 +3,18 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/util/errors.h"
+#include "engine/util/jsonlimits.h"
 
 namespace trainbench::app {
 
 namespace {
 
 nlohmann::json metadataOf(const engine::Checkpoint& c) {
+    // Metadata is a few hundred bytes of flat JSON; a file from elsewhere gets the limits of an
+    // experiment file before it is parsed.
+    if (const auto v = engine::checkJsonLimits(c.metadata(), {1u << 20, 32}))
+        throw engine::CheckpointError(c.path() + ": checkpoint metadata: " + v->message + " (" +
+                                      engine::describeByteOffset(c.metadata(), v->offset) + ")");
     try {
         return nlohmann::json::parse(c.metadata());
     } catch (const nlohmann::json::exception& e) {

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/util/jsonlimits.h"
+
 namespace trainbench::engine {
 
 namespace {
@@ -72,6 +74,11 @@ bool ClusterSpec::loopbackOnly() const {
 }
 
 ClusterSpec parseClusterSpec(const std::string& text, const std::string& source) {
+    // TF_CONFIG comes from the environment a cluster manager set: a spec of thousands of tasks is a
+    // few hundred KiB and three levels deep.
+    constexpr JsonLimits kLimits{1u << 20, 8};
+    if (const auto v = checkJsonLimits(text, kLimits))
+        fail(source, v->keyPath, v->message + " (" + describeByteOffset(text, v->offset) + ")");
     json j;
     try {
         j = json::parse(text);

@@ -44,5 +44,21 @@ TEST(CheckpointMetadata, ACarriedCountOfUpdatesComesBackAndIsAbsentOtherwise) {
     EXPECT_THROW(optimizerStepsBeforeFromMetadata(bad), engine::CheckpointError);
 }
 
+TEST(CheckpointMetadata, DeeplyNestedMetadataIsRefusedBeforeItIsParsed) {
+    // A checkpoint from elsewhere: 100,000 levels of '[' would overflow the stack when the document is
+    // copied; the limit names the file and where the nesting passed it.
+    const engine::Checkpoint deep = written(std::string(100000, '[') + std::string(100000, ']'));
+    try {
+        runIdFromMetadata(deep);
+        FAIL() << "accepted";
+    } catch (const engine::CheckpointError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find(".ckpt: checkpoint metadata: nesting deeper than 32 levels"), std::string::npos) << what;
+        EXPECT_NE(what.find("byte 32 (line 1, column 33)"), std::string::npos) << what;
+    }
+    const std::string within = std::string(31, '[') + std::string(31, ']');
+    EXPECT_THROW(runIdFromMetadata(written(within)), engine::CheckpointError) << "parsed, but holds no run id";
+}
+
 }  // namespace
 }  // namespace trainbench::app

@@ -83,6 +83,15 @@ TEST(ClusterSpec, MistakesAreNamedByKeyPath) {
               "job.json: task.index: expected an integer, got \"0\"");
 }
 
+TEST(ClusterSpec, NestingAndSizeAreLimitedBeforeParsing) {
+    const std::string deep = R"({"cluster": {"worker": )" + std::string(100000, '[') + std::string(100000, ']') + "}}";
+    EXPECT_EQ(errorOf([&] { parseClusterSpec(deep, "TF_CONFIG"); }),
+              "TF_CONFIG: cluster.worker[0][0][0][0][0][0]: nesting deeper than 8 levels of { and [ "
+              "(byte 29 (line 1, column 30))");
+    const std::string big = R"({"cluster": {"worker": [")" + std::string(1u << 20, 'a') + R"(:1"]}})";
+    EXPECT_NE(errorOf([&] { parseClusterSpec(big, "TF_CONFIG"); }).find("over the limit of 1048576"), std::string::npos);
+}
+
 TEST(ClusterSpec, ReadFromTheEnvironment) {
     unsetenv("TF_CONFIG");
     EXPECT_FALSE(clusterSpecFromEnvironment());
