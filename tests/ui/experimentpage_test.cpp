@@ -154,6 +154,33 @@ private slots:
         QVERIFY(!page.runAction()->isEnabled());
     }
 
+    // Text over the experiment limits: the form is left alone (copying a deep document recursed
+    // once per level and ended the window), the issue list says which limit, as the CLI does; a
+    // file over the size limit is refused before it is read.
+    void textOverTheLimitsLeavesTheFormAndSaysWhy() {
+        ui::ExperimentPage page;
+        page.setJson(QStringLiteral(R"({"model": {"preset": "mlp"}, "train": {"epochs": 3}})"));
+        QVERIFY(waitValidated(page));
+        const QString deep = QStringLiteral(R"({"model": {"preset": "mlp"}, "train": {"epochs": )") +
+                             QString(200000, QLatin1Char('[')) + QString(200000, QLatin1Char(']')) +
+                             QStringLiteral("}}");
+        page.setJson(deep);
+        QVERIFY(waitValidated(page));
+        const QStringList lines = issueLines(page);
+        QCOMPARE(lines.size(), 1);
+        QVERIFY2(lines[0].contains(QStringLiteral("nesting deeper than 32 levels")), qPrintable(lines[0]));
+        QVERIFY(!page.runAction()->isEnabled());
+
+        QTemporaryDir tmp;
+        const QString big = tmp.filePath(QStringLiteral("big.json"));
+        QFile f(big);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray(R"({"name": ")") + QByteArray(2 << 20, 'x') + QByteArray(R"("})"));
+        f.close();
+        QVERIFY(!page.loadFile(big));
+        QVERIFY2(page.lastError().contains(QStringLiteral("over the limit of 1048576 bytes")), qPrintable(page.lastError()));
+    }
+
     void formEditsRewriteTheJsonWithOnlyTheKeysSet() {
         ui::ExperimentPage page;
         typeNumber(page, QStringLiteral("train.epochs"), QStringLiteral("2"));

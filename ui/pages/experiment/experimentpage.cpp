@@ -20,7 +20,9 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "app/experiment/experiment.h"
 #include "app/experiment/experimentschema.h"
+#include "app/experiment/jsontext.h"
 #include "ui/pages/experiment/fieldwidget.h"
 #include "ui/pages/experiment/jsonformat.h"
 #include "ui/pages/experiment/jsonview.h"
@@ -33,6 +35,14 @@ namespace trainbench::ui {
 using nlohmann::ordered_json;
 
 namespace {
+
+// The text as JSON for the form, or discarded when it is not JSON or passes the experiment limits
+// (size, nesting): the form copies the document, and copying recurses once per level. The issue
+// list says what is wrong, as the CLI would.
+ordered_json parsedWithinLimits(const std::string& text) {
+    if (app::checkExperimentLimits(text)) return ordered_json(ordered_json::value_t::discarded);
+    return ordered_json::parse(text, nullptr, false);
+}
 constexpr int kDebounceMs = 150;
 
 // "<file>:<line>:<column>" at the end of an issue's where: a JSON syntax error.
@@ -183,7 +193,7 @@ void ExperimentPage::setJson(const QString& text) {
     json_->setPlainText(text);
     rewriting_ = false;
     jsonTimer_.stop();
-    const ordered_json doc = ordered_json::parse(text.toStdString(), nullptr, false);
+    const ordered_json doc = parsedWithinLimits(text.toStdString());
     if (doc.is_discarded() || !doc.is_object()) {  // a new text: the form must not show the old one
         form_->setJson(ordered_json::object());
         sweep_->setJson(nullptr);
@@ -225,7 +235,7 @@ void ExperimentPage::jsonEdited() {
 }
 
 void ExperimentPage::syncFormFromJson() {
-    const ordered_json doc = ordered_json::parse(json().toStdString(), nullptr, false);
+    const ordered_json doc = parsedWithinLimits(json().toStdString());
     // Not JSON (yet): the form keeps its last state; the issues list gives the line and column.
     if (doc.is_discarded() || !doc.is_object()) return;
     form_->setJson(doc);
@@ -286,12 +296,13 @@ void ExperimentPage::issueActivated(QListWidgetItem* item) {
 }
 
 bool ExperimentPage::loadFile(const QString& path) {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        lastError_ = tr("Cannot open %1: %2").arg(path, file.errorString());
+    QString text;
+    try {  // refused from its size before it is read, as the CLI does
+        text = QString::fromStdString(app::readExperimentFile(path.toStdString()));
+    } catch (const app::ExperimentError& e) {
+        lastError_ = tr("Cannot open %1").arg(QString::fromStdString(e.what()));
         return false;
     }
-    const QString text = QString::fromUtf8(file.readAll());
     setCurrentFile(QFileInfo(path).absoluteFilePath());  // first: relative paths resolve against its folder
     setJson(text);
     setModified(false);
