@@ -25,7 +25,7 @@ using trainbench::testing::TempDir;
 
 namespace {
 
-// A store with one run of `steps` steps: its CSV export is tens of megabytes, which takes a while.
+// A store with one run of `steps` steps: its CSV export is megabytes, which take a while to write.
 std::string bigStore(const std::filesystem::path& dir, int64_t steps) {
     const std::string db = (dir / "runs.db").string();
     profiler::RunWriter writer(db, profiler::RunSpec{});
@@ -46,12 +46,12 @@ std::string bigStore(const std::filesystem::path& dir, int64_t steps) {
 
 TEST(CliOutputFiles, AKilledCsvExportLeavesTheOldFileOrTheWholeNewOne) {
     TempDir tmp;
-    const std::string db = bigStore(tmp.path, 200000);
+    const std::string db = bigStore(tmp.path, 50000);
     const auto reference = tmp.path / "reference.csv";
     auto ref = runCli({"export", "1", "--db", db, "--csv", "-o", reference.string()}, tmp.path);
     ASSERT_EQ(ref.exitCode, 0) << ref.err;
     const std::string complete = readAll(reference);
-    ASSERT_GT(complete.size(), 10u << 20);
+    ASSERT_GT(complete.size(), 3u << 20);
 
     const auto folder = tmp.path / "exports";
     std::filesystem::create_directories(folder);
