@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
+#include <system_error>
 
 #include "engine/io/tempfiles.h"
 #include "engine/util/errors.h"
@@ -29,6 +30,19 @@ bool syncUnsupported(int err) { return err == EINVAL || err == EROFS || err == E
 // O_TMPFILE is refused by the file system (or the kernel predates it): use a named temporary file.
 bool noTmpFile(int err) { return err == EOPNOTSUPP || err == EISDIR || err == EINVAL; }
 
+// A pipe or a device takes the bytes as they come: there is no file to replace. Nor is there one
+// in /dev or /proc: /dev/stdout may lead to a regular file, which the shell holds open, and a
+// rename would put a file in place of the link (and, for root, of /dev/stdout for everyone).
+bool writtenInPlace(const std::string& target, const std::string& folder) {
+    struct stat st {};
+    if (::stat(target.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) return true;
+    std::error_code ec;
+    const std::string real = std::filesystem::canonical(folder, ec).string();
+    for (const char* pseudo : {"/dev", "/proc"})
+        if (!ec && (real == pseudo || real.rfind(std::string(pseudo) + "/", 0) == 0)) return true;
+    return false;
+}
+
 }  // namespace
 
 AtomicFileWriter::AtomicFileWriter(std::string target, AtomicFileOptions options)
@@ -38,16 +52,14 @@ AtomicFileWriter::AtomicFileWriter(std::string target, AtomicFileOptions options
     name_ = p.filename().string();
     dir_ = p.parent_path().string();
     if (name_.empty() || name_ == "." || name_ == "..") fail("the name is a folder's, not a file's", EISDIR);
-    // A pipe or a device takes the bytes as they come: there is no file to replace.
-    struct stat st {};
-    if (::stat(target_.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    const std::string folder = dir_.empty() ? "." : dir_;
+    if (writtenInPlace(target_, folder)) {
         inPlace_ = true;
-        do fd_ = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        do fd_ = ::open(target_.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
         while (fd_ < 0 && errno == EINTR);
         if (fd_ < 0) fail("cannot open it for writing", errno);
         return;
     }
-    const std::string folder = dir_.empty() ? "." : dir_;
     dirFd_ = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dirFd_ < 0) fail("cannot open the folder " + folder, errno);
     try {

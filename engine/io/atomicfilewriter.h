@@ -13,9 +13,10 @@
 // the rename; such leftovers of dead processes are removed the first time a process writes into
 // the folder (engine/io/tempfiles.h).
 //
-// A target that exists and is not a regular file or folder (a pipe, /dev/stdout, /dev/null) is
-// written in place: there is nothing to replace. A symbolic link at the target is replaced by the
-// file, not followed.
+// A target that exists and is not a regular file or folder (a pipe, a device), and any target in
+// /dev or /proc (/dev/stdout, /dev/null, /proc/self/fd/1), is written in place, truncated as a shell
+// redirection would: there is nothing to replace. Anywhere else a symbolic link at the target is
+// replaced by the file, not followed.
 //
 // Errors are FileWriteErrors (engine/util/errors.h) naming the target and the failing step, with the
 // system's reason ("disk full" added for ENOSPC and EDQUOT):

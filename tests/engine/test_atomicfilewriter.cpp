@@ -163,6 +163,26 @@ TEST_F(AtomicFileWriterTest, APipeOrDeviceIsWrittenInPlace) {
     struct stat st {};
     ASSERT_EQ(::stat("/dev/null", &st), 0);
     EXPECT_TRUE(S_ISCHR(st.st_mode));
+    // `-o /dev/fd/1 > file` (or /dev/stdout, which leads to the same place): the bytes go into the
+    // file the shell opened. (/dev/fd/1 rather than /dev/stdout: a writer that wrongly replaced
+    // the link fails here, in /proc, instead of replacing /dev/stdout for the whole machine.)
+    for (const char* fd1 : {"/dev/fd/1", "/proc/self/fd/1"}) {
+        const pid_t child = ::fork();
+        if (child == 0) {
+            const int out = ::open(path("redirected").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            if (out < 0 || ::dup2(out, 1) < 0) ::_exit(3);
+            try {
+                writeFileAtomically(fd1, "to the redirection");
+            } catch (...) {
+                ::_exit(2);
+            }
+            ::_exit(0);
+        }
+        int status = 0;
+        ::waitpid(child, &status, 0);
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << fd1 << ": status " << status;
+        EXPECT_EQ(readText(path("redirected")), "to the redirection") << fd1;
+    }
     // /dev/full takes the open and fails the data: the error says the disk is full.
     AtomicFileWriter full("/dev/full", {.what = "TFRecord file"});
     full.write("x");
