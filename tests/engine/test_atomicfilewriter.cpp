@@ -6,16 +6,22 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -46,15 +52,35 @@ protected:
     }
 };
 
+// Makes the kernel refuse O_TMPFILE in this process as a file system without it does (EOPNOTSUPP):
+// a seccomp filter on openat() with __O_TMPFILE in its flags. Every file system this machine
+// mounts supports O_TMPFILE, so this is how the writer's other path runs for real. For a child.
+bool refuseTmpFile() {
+    sock_filter filter[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat, 0, 3),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[2])),  // the flags' low half
+        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_TMPFILE & ~O_DIRECTORY, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EOPNOTSUPP & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    const sock_fprog program{static_cast<unsigned short>(sizeof filter / sizeof filter[0]), filter};
+    return ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0;
+}
+
 // A child process that writes `bytes` bytes to `target` through the writer (flushed, so they are
 // on disk in the temporary file), tells the parent over a pipe, and waits to be killed before it
-// commits. Returns the child's pid once it has written.
-pid_t writerKilledBeforeCommit(const std::string& target, size_t bytes) {
+// commits. Returns the child's pid once it has written. With `noTmpFile`, O_TMPFILE is refused.
+pid_t writerKilledBeforeCommit(const std::string& target, size_t bytes, bool noTmpFile = false) {
     int fds[2];
     if (::pipe(fds) != 0) return -1;
     const pid_t child = ::fork();
     if (child == 0) {
         ::close(fds[0]);
+        if (noTmpFile && !refuseTmpFile()) ::_exit(4);
         try {
             AtomicFileWriter w(target);
             w.write(std::string(bytes, 'n'));  // larger than the buffer: goes straight to the file
@@ -258,6 +284,57 @@ TEST_F(AtomicFileWriterTest, StaleTemporaryFilesOfDeadWritersAreSweptByTheNextWr
     ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     ::close(heldFd);
     EXPECT_EQ(names(), (std::vector<std::string>{live, held, "ckpt", "notes.trainbench-tmp-1-2"}));
+}
+
+// Where the file system refuses O_TMPFILE the temporary file has a name from the start: a whole
+// write still leaves nothing else; a writer killed before commit leaves its named file (nobody is
+// left to remove it) and never a part file under the target; the next write into the folder, by
+// another process, removes the leftover.
+TEST_F(AtomicFileWriterTest, WithoutOTmpfileANamedTemporaryFileIsUsedAndALeftoverIsSwept) {
+    const std::string target = path("export.csv");
+    writeText(target, "old");
+    const pid_t whole = ::fork();
+    if (whole == 0) {
+        if (!refuseTmpFile()) ::_exit(4);
+        if (::open(dir_.c_str(), O_TMPFILE | O_WRONLY, 0600) >= 0 || errno != EOPNOTSUPP) ::_exit(5);
+        try {
+            writeFileAtomically(target, "whole");
+        } catch (...) {
+            ::_exit(2);
+        }
+        ::_exit(0);
+    }
+    int status = 0;
+    ::waitpid(whole, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status)) << status;
+    ASSERT_NE(WEXITSTATUS(status), 4) << "cannot install a seccomp filter here";
+    ASSERT_EQ(WEXITSTATUS(status), 0) << "5: O_TMPFILE was not refused; 2: the write failed";
+    EXPECT_EQ(readText(target), "whole");
+    EXPECT_EQ(names(), std::vector<std::string>{"export.csv"});
+
+    const pid_t killed = writerKilledBeforeCommit(target, 4u << 20, /*noTmpFile=*/true);
+    ASSERT_GT(killed, 0);
+    ::kill(killed, SIGKILL);
+    ::waitpid(killed, nullptr, 0);
+    EXPECT_EQ(readText(target), "whole");
+    std::vector<std::string> left = names();
+    ASSERT_EQ(left.size(), 2u);
+    pid_t owner = 0;
+    EXPECT_TRUE(isTempFileName(left[0], &owner)) << left[0];
+    EXPECT_EQ(owner, killed);
+
+    const pid_t next = ::fork();  // a fresh process: each sweeps a folder once
+    if (next == 0) {
+        try {
+            writeFileAtomically(path("report.html"), "next");
+        } catch (...) {
+            ::_exit(2);
+        }
+        ::_exit(0);
+    }
+    ::waitpid(next, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    EXPECT_EQ(names(), (std::vector<std::string>{"export.csv", "report.html"}));
 }
 
 // ENOSPC for real: a 1 MiB tmpfs. The old file survives a write that does not fit, the message
