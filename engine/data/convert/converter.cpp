@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 // Where converted examples go: balanced TFRecord shards, or one file each.
 class Sink {
 public:
-    Sink(const ConvertOptions& o, ConvertResult& result) : o_(o), result_(result) {
+    Sink(const ConvertOptions& o, ConvertResult& result) : result_(result) {
         std::error_code ec;
         fs::create_directories(o.output_dir, ec);
         if (ec) throw DataError(o.output_dir + ": cannot create folder: " + ec.message());
@@ -83,7 +83,6 @@ private:
         writeFileAtomically(path, data, {.what = "example file", .durable = false});
     }
 
-    const ConvertOptions& o_;
     ConvertResult& result_;
     std::vector<std::unique_ptr<TFRecordWriter>> writers_;
     std::vector<int64_t> shardBytes_;
