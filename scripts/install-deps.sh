@@ -21,6 +21,7 @@ packages=(
   qt6-base-dev qt6-charts-dev qt6-svg-dev  # the GUI (Widgets, Charts), SVG icons, reports (PDF, SVG)
   libgl-dev libqt6opengl6-dev  # Qt6Gui's CMake package looks for OpenGL; Qt6Charts' needs Qt6OpenGL
   fonts-dejavu-core      # text in windows, screenshots and PDF reports on the offscreen platform
+  python3 python3-yaml   # tests: generated Kubeflow manifests are read back by a real YAML parser (PyYAML)
 )
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(python3 python3-numpy python3-torch libopenblas0-openmp hyperfine)

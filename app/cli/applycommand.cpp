@@ -1,8 +1,6 @@
 // `trainbench-cli apply RUN --action N`: turns one of a run's ranked actions into a new experiment
 // file (the run's own experiment with the action's changes), validates it, and can run it.
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -12,9 +10,9 @@
 #include "app/experiment/actionexperiment.h"
 #include "app/experiment/experiment.h"
 #include "app/experiment/experimenterror.h"
+#include "engine/io/atomicfilewriter.h"
+#include "engine/util/errors.h"
 #include "profiler/store/storeerror.h"
-#include "profiler/trace/atomicfile.h"
-#include "profiler/trace/traceerror.h"
 #include "profiler/verdict/verdict.h"
 
 namespace trainbench::cli {
@@ -58,11 +56,8 @@ int applyCommand(const ApplyArgs& args, const StopSignals& signals) {
         // Nothing is written unless the result is a valid experiment.
         app::parseExperiment(text, output);
         try {
-            // Whole or not at all: a temporary file, fsync, rename.
-            profiler::AtomicFile file(output);
-            file.append(text);
-            file.commit();
-        } catch (const profiler::TraceError& e) {
+            engine::writeFileAtomically(output, text, {.what = "experiment file"});
+        } catch (const engine::FileWriteError& e) {
             std::fprintf(stderr, "%s\n", e.what());
             return kExitIo;
         }

@@ -1,23 +1,31 @@
 // `trainbench-cli launch-script`: the same multi_worker or parameter_server job on a cluster, as a
 // Slurm batch script or a Kubeflow TFJob manifest. Both give every task the TF_CONFIG that `trainbench-cli run` gives its
 // local tasks (Kubeflow's training operator writes it itself, in the same form) and one job token.
+// Every string the user controls reaches the files through app/quote/quote.h (shell words, YAML
+// scalars) or as a k8sName, never pasted raw.
+#include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "app/cli/commands.h"
 #include "app/cli/exitcodes.h"
 #include "app/experiment/experiment.h"
+#include "app/quote/quote.h"
+#include "engine/io/atomicfilewriter.h"
 #include "engine/strategy/storeserver.h"
-
-#include <nlohmann/json.hpp>
+#include "engine/util/errors.h"
 
 namespace trainbench::cli {
 
 namespace {
 
-// A name Kubernetes accepts: lower-case letters, digits and '-', starting with a letter.
+// A name Kubernetes accepts for the TFJob and its Secret (an RFC 1035 label, as the training
+// operator asks): lower-case letters, digits and '-', starting with a letter and ending with a
+// letter or digit; 50 characters at most, leaving room for the pods' "-worker-<index>" suffixes
+// within 63. Also the Slurm job name. Nothing of the user's name but [a-z0-9-] gets through.
 std::string k8sName(const std::string& name) {
     std::string out;
     for (char c : name) {
@@ -25,23 +33,22 @@ std::string k8sName(const std::string& name) {
         out += (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ? c : '-';
     }
     if (out.empty() || !(out[0] >= 'a' && out[0] <= 'z')) out = "tb-" + out;
-    return out.substr(0, 50);
+    out.resize(std::min<size_t>(out.size(), 50));
+    while (out.back() == '-') out.pop_back();  // "tb-" at least keeps "tb"
+    return out;
 }
 
-// A YAML scalar in double quotes (JSON's escaping is valid YAML).
-std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
+// What the user gave, as it appears in the files' comments: quoted and escaped, on one line.
+std::string shown(const std::string& name) { return app::yamlString(name, "the experiment's name"); }
 
-std::string shellQuote(const std::string& s) {
-    std::string out = "'";
-    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
-
-// The worker's arguments, quoted for the shell.
-std::string workerArgs(const LaunchScriptArgs& a) {
-    std::string cmd = "worker " + shellQuote(a.file) + " --db " + shellQuote(a.db);
-    for (const std::string& o : a.overrides) cmd += " --set " + shellQuote(o);
-    return cmd;
+// The worker's arguments. Options in their --key=value form and the file after "--", so that no
+// value (a path starting with '-', say) can be read as an option.
+std::vector<std::pair<std::string, const char*>> workerArgs(const LaunchScriptArgs& a) {
+    std::vector<std::pair<std::string, const char*>> args{{"worker", "the command"}, {"--db=" + a.db, "--db"}};
+    for (const std::string& o : a.overrides) args.emplace_back("--set=" + o, "--set");
+    args.emplace_back("--", "the command");
+    args.emplace_back(a.file, "the experiment file's path");
+    return args;
 }
 
 // The job's tasks: the chief, then `workers` workers, then `servers` parameter servers.
@@ -58,7 +65,7 @@ struct JobShape {
 std::string slurmScript(const LaunchScriptArgs& a, const app::Experiment& x, const JobShape& job) {
     std::ostringstream s;
     s << "#!/bin/bash\n"
-      << "# trainbench " << x.strategy.type << " job '" << x.name << "': " << job.text() << ", one task per node.\n"
+      << "# trainbench " << x.strategy.type << " job " << shown(x.name) << ": " << job.text() << ", one task per node.\n"
       << "# Written by `trainbench-cli launch-script --slurm`; submit with sbatch.\n"
       << "#SBATCH --job-name=" << k8sName(x.name) << "\n"
       << "#SBATCH --nodes=" << job.tasks() << "\n"
@@ -90,12 +97,20 @@ std::string slurmScript(const LaunchScriptArgs& a, const app::Experiment& x, con
       << "  else TASK=\"\\\"type\\\": \\\"ps\\\", \\\"index\\\": $((SLURM_PROCID - 1 - NWORKER))\"; fi\n"
       << "  export TF_CONFIG=\"{\\\"cluster\\\": {$CLUSTER}, \\\"task\\\": {$TASK}}\"\n"
       << "  exec trainbench-cli \"$@\"\n"
-      << "' trainbench-task " << workerArgs(a) << "\n";
+      << "' trainbench-task";
+    for (const auto& [arg, what] : workerArgs(a)) s << ' ' << app::shellWord(arg, what);
+    s << "\n";
     return s.str();
 }
 
+// Every string value is a double-quoted YAML scalar (app::yamlString), the ones of the user's
+// (image, paths, overrides) and the ones made here alike.
 std::string kubeflowManifest(const LaunchScriptArgs& a, const app::Experiment& x, const JobShape& job) {
-    const std::string name = k8sName(x.name);
+    const std::string name = app::yamlString(k8sName(x.name), "the job's name");
+    const std::string secret = app::yamlString(k8sName(x.name) + "-token", "the Secret's name");
+    std::string command = "[\"trainbench-cli\"";
+    for (const auto& [arg, what] : workerArgs(a)) command += ", " + app::yamlString(arg, what);
+    command += "]";
     std::ostringstream s;
     auto replicaSpec = [&](const char* type, int replicas) {
         s << "    " << type << ":\n"
@@ -104,31 +119,29 @@ std::string kubeflowManifest(const LaunchScriptArgs& a, const app::Experiment& x
           << "      template:\n"
           << "        spec:\n"
           << "          containers:\n"
-          << "            - name: tensorflow\n"  // the container name the training operator expects
-          << "              image: " << a.image << "\n"
-          << "              command: [\"trainbench-cli\", \"worker\", " << quoted(a.file) << ", \"--db\", " << quoted(a.db);
-        for (const std::string& o : a.overrides) s << ", \"--set\", " << quoted(o);
-        s << "]\n"
+          << "            - name: \"tensorflow\"\n"  // the container name the training operator expects
+          << "              image: " << app::yamlString(a.image, "--image") << "\n"
+          << "              command: " << command << "\n"
           << "              ports:\n"
-          << "                - name: tfjob-port\n"
+          << "                - name: \"tfjob-port\"\n"
           << "                  containerPort: " << a.port << "\n"
           << "              env:\n"
-          << "                - name: TRAINBENCH_JOB_TOKEN\n"
+          << "                - name: \"TRAINBENCH_JOB_TOKEN\"\n"
           << "                  valueFrom:\n"
-          << "                    secretKeyRef: {name: " << name << "-token, key: token}\n";
+          << "                    secretKeyRef: {name: " << secret << ", key: \"token\"}\n";
         if (x.strategy.threads_per_replica > 0)
             s << "              resources:\n"
               << "                requests: {cpu: \"" << x.strategy.threads_per_replica << "\"}\n";
     };
-    s << "# trainbench " << x.strategy.type << " job '" << x.name << "': " << job.text() << ".\n"
+    s << "# trainbench " << x.strategy.type << " job " << shown(x.name) << ": " << job.text() << ".\n"
       << "# Written by `trainbench-cli launch-script --kubeflow`; apply with kubectl. The training operator\n"
       << "# sets TF_CONFIG in every pod; the Secret gives them one job token.\n"
       << "apiVersion: v1\n"
       << "kind: Secret\n"
       << "metadata:\n"
-      << "  name: " << name << "-token\n"
+      << "  name: " << secret << "\n"
       << "stringData:\n"
-      << "  token: \"" << engine::StoreServer::randomToken() << "\"\n"
+      << "  token: " << app::yamlString(engine::StoreServer::randomToken(), "the job token") << "\n"
       << "---\n"
       << "apiVersion: kubeflow.org/v1\n"
       << "kind: TFJob\n"
@@ -166,16 +179,24 @@ int launchScriptCommand(const LaunchScriptArgs& args) {
     job.workers = async ? replicas : replicas - 1;
     job.servers = async ? x.strategy.parameter_servers : 0;
     const int workers = job.tasks();
-    const std::string text = args.kubeflow ? kubeflowManifest(args, x, job) : slurmScript(args, x, job);
+    std::string text;
+    try {
+        text = args.kubeflow ? kubeflowManifest(args, x, job) : slurmScript(args, x, job);
+    } catch (const app::QuoteError& e) {
+        std::fprintf(stderr, "launch-script: %s\n", e.what());
+        return kExitUsage;
+    }
     if (args.output.empty()) {
         std::fputs(text.c_str(), stdout);
         return kExitOk;
     }
-    std::ofstream f(args.output, std::ios::binary);
-    f << text;
-    f.close();
-    if (!f) {
-        std::fprintf(stderr, "cannot write %s\n", args.output.c_str());
+    try {
+        // The manifest holds the job's token (its Secret): for the user's eyes only.
+        engine::writeFileAtomically(args.output, text,
+                                    {.what = args.kubeflow ? "Kubeflow manifest" : "Slurm script",
+                                     .mode = args.kubeflow ? 0600u : 0644u});
+    } catch (const engine::FileWriteError& e) {
+        std::fprintf(stderr, "%s\n", e.what());
         return kExitIo;
     }
     std::fprintf(stderr, "wrote %s (%s, %d task(s))\n", args.output.c_str(), args.kubeflow ? "Kubeflow TFJob" : "Slurm batch script",

@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -16,6 +15,8 @@
 #include "app/cli/storeaccess.h"
 #include "app/cli/texttable.h"
 #include "app/run/progressprinter.h"
+#include "engine/io/atomicfilewriter.h"
+#include "engine/util/errors.h"
 #include "profiler/analysis/quantities.h"
 #include "profiler/store/runstore.h"
 #include "profiler/store/storeerror.h"
@@ -333,11 +334,10 @@ int exportCommand(const ExportArgs& args) {
         if (args.output.empty()) {
             std::cout << out.str();
         } else {
-            std::ofstream f(args.output, std::ios::binary);
-            f << out.str();
-            f.close();
-            if (!f) {
-                std::fprintf(stderr, "cannot write %s\n", args.output.c_str());
+            try {
+                engine::writeFileAtomically(args.output, out.str(), {.what = "CSV export"});
+            } catch (const engine::FileWriteError& e) {
+                std::fprintf(stderr, "%s\n", e.what());
                 return kExitIo;
             }
             std::fprintf(stderr, "wrote %s (%s of run %lld)\n", args.output.c_str(), args.what.c_str(),

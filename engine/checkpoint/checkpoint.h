@@ -25,11 +25,11 @@ public:
     // Free text for the caller (JSON by convention: step, epoch, seed, strategy, ...); stored as it is.
     void setMetadata(std::string text) { metadata_ = std::move(text); }
 
-    // Writes the checkpoint to `path` atomically: into a temporary file in the same folder
-    // ("<name>.tmp.<pid>.<n>"), fsynced, renamed over `path`, then the folder fsynced. On any error
-    // the temporary file is removed, `path` keeps what it held, and CheckpointError names the path
-    // and the failing step. A crash (kill, power loss) can leave the temporary file behind, never a
-    // partial file under `path`. The writer keeps its shards: commit() may be called again.
+    // Writes the checkpoint to `path` whole or not at all (engine/io/atomicfilewriter.h: an unnamed
+    // temporary file in the same folder, fsynced, renamed over `path`, the folder fsynced). On any
+    // error `path` keeps what it held and CheckpointError names the path and the failing step. A
+    // crash (kill, power loss) leaves neither a partial file under `path` nor a temporary file.
+    // The writer keeps its shards: commit() may be called again.
     void commit(const std::string& path) const;
 
     size_t shardCount() const { return shards_.size(); }

@@ -19,6 +19,14 @@ public:
     using DataError::DataError;
 };
 
+// An output file that could not be written (engine/io/atomicfilewriter.h): the message names the
+// file, the failing step and the system's reason ("disk full" when it is). A DataError, as the
+// checkpoint and TFRecord errors that report failed writes have always been.
+class FileWriteError : public DataError {
+public:
+    using DataError::DataError;
+};
+
 // The rendezvous store of a multi-worker job: unreachable, refused (wrong job token), timed out,
 // or a reply that breaks the protocol. Messages name the store's host:port and the keys involved.
 class RendezvousError : public std::runtime_error {

@@ -1,11 +1,13 @@
 #include "profiler/machine/calibrationlock.h"
 
 #include <fcntl.h>
+#include <pwd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <filesystem>
 #include <system_error>
 #include <thread>
@@ -14,18 +16,55 @@ namespace trainbench::profiler {
 
 namespace {
 
+namespace fs = std::filesystem;
+
+bool isSymlink(const std::string& path) {
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+}
+
+// The lock's folder, opened without following a link at its last step; created (0700) when missing.
+int openFolder(const std::string& folder) {
+    if (!isSymlink(folder) && !fs::exists(folder)) {
+        std::error_code ec;
+        fs::create_directories(fs::path(folder).parent_path(), ec);
+        (void)::mkdir(folder.c_str(), 0700);
+    }
+    const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && isSymlink(folder))
+        throw CalibrationLockError(folder + ": the calibration lock's folder is a symbolic link: refused, not followed");
+    return fd;
+}
+
+// Read access is all flock() needs. O_NOFOLLOW: a link planted at the path fails with ELOOP rather
+// than creating or opening its target; O_NONBLOCK: a planted pipe does not block the open.
 int openLockFile(const std::string& path) {
-    // Read access is all flock() needs, so a file another user created (mode 0644 after umask)
-    // works for everyone. With fs.protected_regular, O_CREAT on another user's file in a sticky
-    // folder such as /tmp fails with EACCES even though the file exists: then open it plainly.
-    int fd = open(path.c_str(), O_RDONLY | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0 && errno == EACCES) fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    const fs::path p(path);
+    const std::string folder = p.parent_path().empty() ? std::string(".") : p.parent_path().string();
+    const int dirFd = openFolder(folder);
+    if (dirFd < 0) return -1;
+    const int fd = ::openat(dirFd, p.filename().c_str(), O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY,
+                            0600);
+    const int err = errno;
+    ::close(dirFd);
+    if (fd < 0) {
+        if (err == ELOOP)
+            throw CalibrationLockError(path + ": the calibration lock is a symbolic link: refused, not followed (remove "
+                                              "it; trainbench keeps a plain file there)");
+        return -1;
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        throw CalibrationLockError(path + ": the calibration lock is not a regular file: refused");
+    }
     return fd;
 }
 
 }  // namespace
 
 CalibrationLock::CalibrationLock(std::chrono::milliseconds timeout, const std::string& path) {
+    if (path.empty()) return;
     fd_ = openLockFile(path);
     if (fd_ < 0) return;
     // flock() cannot wait with a timeout, so poll; calibrations take about a second.
@@ -47,10 +86,24 @@ CalibrationLock::~CalibrationLock() {
 }
 
 std::string CalibrationLock::defaultPath() {
-    std::error_code error;
-    std::filesystem::path folder = std::filesystem::temp_directory_path(error);
-    if (error) folder = "/tmp";
-    return (folder / "trainbench-calibration.lock").string();
+    // The XDG base directory spec: relative values are to be ignored.
+    auto absolute = [](const char* name) -> const char* {
+        const char* v = std::getenv(name);
+        return v && v[0] == '/' ? v : nullptr;
+    };
+    fs::path base;
+    if (const char* runtime = absolute("XDG_RUNTIME_DIR")) {
+        base = runtime;
+    } else if (const char* cache = absolute("XDG_CACHE_HOME")) {
+        base = cache;
+    } else if (const char* home = absolute("HOME")) {
+        base = fs::path(home) / ".cache";
+    } else if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir && pw->pw_dir[0] == '/') {
+        base = fs::path(pw->pw_dir) / ".cache";
+    } else {
+        return {};  // nowhere of the user's own: no lock (the constructor finds no file)
+    }
+    return (base / "trainbench" / "calibration.lock").string();
 }
 
 }  // namespace trainbench::profiler

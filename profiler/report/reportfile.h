@@ -1,6 +1,6 @@
 #pragma once
-// Writes an output file of the report whole or not at all (profiler::AtomicFile: temporary file,
-// fsync, rename), with errors as ReportErrors naming the path.
+// Writes an output file of the report whole or not at all (engine::AtomicFileWriter), with errors as
+// ReportErrors naming the path.
 #include <string>
 #include <string_view>
 

@@ -6,7 +6,8 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "profiler/trace/atomicfile.h"
+#include "engine/io/atomicfilewriter.h"
+#include "engine/util/errors.h"
 #include "profiler/trace/jsonout.h"
 
 namespace trainbench::profiler {
@@ -188,7 +189,7 @@ void appendMetadata(std::string& out, int pid, int tid, const char* name, const 
 
 }  // namespace
 
-void ChromeTraceWriter::write(const std::string& path) const {
+void ChromeTraceWriter::write(const std::string& path) const try {
     std::lock_guard<std::mutex> lock(mutex_);
     const int rank = options_.rank;
     const int pid = chromePid(rank);
@@ -208,7 +209,7 @@ void ChromeTraceWriter::write(const std::string& path) const {
         return a > b;
     });
 
-    AtomicFile file(path);
+    engine::AtomicFileWriter file(path, {.what = "trace"});
     std::string& out = file.buffer();
 
     // displayTimeUnit and otherData first: Perfetto reads them only from the start of the file.
@@ -315,6 +316,8 @@ void ChromeTraceWriter::write(const std::string& path) const {
     }
     out += "\n]}\n";
     file.commit();
+} catch (const engine::FileWriteError& e) {
+    throw TraceError(e.what());  // the writer's message, as the trace's own error
 }
 
 }  // namespace trainbench::profiler

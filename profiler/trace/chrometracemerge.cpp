@@ -12,7 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "profiler/trace/atomicfile.h"
+#include "engine/io/atomicfilewriter.h"
+#include "engine/util/errors.h"
 #include "profiler/trace/chrometrace.h"
 #include "profiler/trace/traceerror.h"
 
@@ -68,7 +69,7 @@ int64_t sumOf(const std::vector<Input>& inputs, const char* key) {
 
 }  // namespace
 
-void mergeChromeTraces(const std::vector<std::string>& inputs, const std::string& output) {
+void mergeChromeTraces(const std::vector<std::string>& inputs, const std::string& output) try {
     if (inputs.empty()) throw std::invalid_argument("merging traces into " + output + ": no input files");
 
     // Pass 1: every input's otherData, and the common time origin.
@@ -112,7 +113,7 @@ void mergeChromeTraces(const std::vector<std::string>& inputs, const std::string
     merged["ranks"] = std::move(ranks);
 
     // Pass 2: the events, shifted onto the common origin, streamed out.
-    AtomicFile file(output);
+    engine::AtomicFileWriter file(output, {.what = "trace"});
     std::string& out = file.buffer();
     out += "{\"displayTimeUnit\":\"ms\",\"otherData\":";
     out += merged.dump();
@@ -143,6 +144,8 @@ void mergeChromeTraces(const std::vector<std::string>& inputs, const std::string
     }
     out += "\n]}\n";
     file.commit();
+} catch (const engine::FileWriteError& e) {
+    throw TraceError(e.what());  // the writer's message, as the trace's own error
 }
 
 }  // namespace trainbench::profiler

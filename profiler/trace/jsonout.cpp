@@ -4,39 +4,9 @@
 #include <cmath>
 #include <utility>
 
+#include "engine/util/utf8.h"
+
 namespace trainbench::profiler::jsonout {
-
-namespace {
-
-// The valid UTF-8 sequence at s[i]: its length (1 to 4) and true; or, if the bytes there are not
-// one (truncated, overlong, a surrogate, above U+10FFFF, a stray continuation byte), the length of
-// the longest start of one (at least 1) and false: that much becomes one U+FFFD, as browsers do.
-std::pair<size_t, bool> utf8Sequence(std::string_view s, size_t i) {
-    const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-    const unsigned char c = byte(i);
-    size_t n = 0;
-    unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
-    if (c >= 0xC2 && c <= 0xDF) {
-        n = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        n = 3;
-        if (c == 0xE0) lo = 0xA0;  // overlong
-        if (c == 0xED) hi = 0x9F;  // surrogates
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        n = 4;
-        if (c == 0xF0) lo = 0x90;  // overlong
-        if (c == 0xF4) hi = 0x8F;  // above U+10FFFF
-    } else {
-        return {1, false};
-    }
-    for (size_t k = 1; k < n; ++k) {
-        const bool ok = i + k < s.size() && byte(i + k) >= (k == 1 ? lo : 0x80) && byte(i + k) <= (k == 1 ? hi : 0xBF);
-        if (!ok) return {k, false};
-    }
-    return {n, true};
-}
-
-}  // namespace
 
 void appendString(std::string& out, std::string_view text) {
     static constexpr char kHex[] = "0123456789abcdef";
@@ -44,10 +14,10 @@ void appendString(std::string& out, std::string_view text) {
     for (size_t i = 0; i < text.size();) {
         const auto c = static_cast<unsigned char>(text[i]);
         if (c >= 0x80) {
-            const auto [n, valid] = utf8Sequence(text, i);
-            if (valid) out.append(text.substr(i, n));
+            const engine::Utf8Sequence seq = engine::utf8SequenceAt(text, i);
+            if (seq.valid) out.append(text.substr(i, seq.bytes));
             else out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
-            i += n;
+            i += seq.bytes;
             continue;
         }
         switch (c) {

@@ -3,6 +3,9 @@
 #include "engine/data/convert/converter.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -184,6 +187,63 @@ TEST_F(ConvertTest, WriteFailuresNameTheFile) {
     o.limit = 10;
     const std::string message = test::errorOf([&] { convertData(o); });
     EXPECT_NE(message.find("/proc/trainbench-cannot-create"), std::string::npos) << message;
+}
+
+// A conversion killed midway (SIGKILL, no unwinding) leaves no short shard under a shard's name: the
+// shards of the conversion before it stay as they were, byte for byte, and nothing else appears.
+TEST_F(ConvertTest, AKilledConversionLeavesNoShortShard) {
+    std::string csv = "a,b,label\n";
+    for (int i = 0; i < 20000; ++i) csv += std::to_string(i) + ",0.5," + std::to_string(i % 3) + "\n";
+    writeText(dir_ / "train.csv", csv);
+    ConvertOptions o;
+    o.source.dataset = "csv";
+    o.source.train_files = (dir_ / "train.csv").string();
+    o.source.csv.label_column = "label";
+    o.output_dir = (dir_ / "out").string();
+    o.shards = 3;
+    o.limit = 300;
+    const ConvertResult before = convertData(o);
+    std::vector<std::string> old;
+    for (const std::string& f : before.files) old.push_back(test::readText(f));
+
+    // The child converts everything and stops, killed, after 5000 examples are in the shards.
+    o.limit = 0;
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::close(fds[0]);
+        try {
+            convertData(o, [&](int64_t done, int64_t) {
+                if (done < 5000) return;
+                char c = 'k';
+                if (::write(fds[1], &c, 1) != 1) ::_exit(3);
+                for (;;) ::pause();
+            });
+        } catch (...) {
+            ::_exit(2);
+        }
+        ::_exit(0);
+    }
+    ::close(fds[1]);
+    char c = 0;
+    const ssize_t n = ::read(fds[0], &c, 1);  // a crash of the child ends the wait too (EOF)
+    ::close(fds[0]);
+    ::kill(child, SIGKILL);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    ASSERT_EQ(n, 1) << "the child did not get to 5000 examples (status " << status << ")";
+
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir_ / "out")) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    EXPECT_EQ(names, (std::vector<std::string>{"train-00000-of-00003.tfrecord", "train-00001-of-00003.tfrecord",
+                                               "train-00002-of-00003.tfrecord"}));
+    for (size_t i = 0; i < before.files.size(); ++i) {
+        const std::string now = test::readText(before.files[i]);
+        EXPECT_TRUE(now == old[i]) << before.files[i] << " is not the earlier conversion's: " << now.size()
+                                   << " bytes now, " << old[i].size() << " before";
+    }
 }
 
 }  // namespace

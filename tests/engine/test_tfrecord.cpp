@@ -93,15 +93,19 @@ TEST_F(TFRecord, RoundTripPlainAndZlib) {
     }
 }
 
-TEST_F(TFRecord, DestructorFlushesAndEmptyFilesWork) {
+TEST_F(TFRecord, WithoutCloseNothingIsWrittenAndEmptyFilesWork) {
+    test::writeText(dir_ / "d", "an older shard");
     {
         TFRecordWriter w(path("d"), Compression::kZlib);
         w.write("abc");
+        // Unwound (an error elsewhere) before close(): the shard is not put in place half done.
     }
-    EXPECT_EQ(readAll(path("d"), Compression::kZlib).records, std::vector<std::string>{"abc"});
+    EXPECT_EQ(test::readText(dir_ / "d"), "an older shard");
     {
         TFRecordWriter w(path("e"));
         TFRecordWriter z(path("ez"), Compression::kZlib);
+        w.close();
+        z.close();
     }
     EXPECT_TRUE(readAll(path("e"), Compression::kNone).records.empty());
     EXPECT_TRUE(readAll(path("ez"), Compression::kZlib).records.empty());
@@ -347,7 +351,7 @@ TEST_F(TFRecord, WriteErrorsNameTheFile) {
         TFRecordWriter w("/dev/full");
         w.write("small record");
         const std::string msg = errorOf([&] { w.close(); });
-        EXPECT_EQ(msg.rfind("/dev/full: cannot write", 0), 0u) << msg;
+        EXPECT_EQ(msg.rfind("/dev/full: TFRecord file not saved: cannot write", 0), 0u) << msg;
         EXPECT_NE(msg.find("No space left on device (disk full)"), std::string::npos) << msg;
         EXPECT_EQ(errorOf([&] { w.close(); }), msg);  // a second close does not pretend all is well
     }
@@ -363,11 +367,13 @@ TEST_F(TFRecord, WriteErrorsNameTheFile) {
             for (int i = 0; i < 4; ++i) w.write(big);
             w.close();
         });
-        EXPECT_NE(msg.find("/dev/full: cannot write"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("/dev/full: TFRecord file not saved: cannot write"), std::string::npos) << msg;
         EXPECT_EQ(errorOf([&] { w.write("more"); }), msg);  // failed in write(): later writes repeat it
     }
     const std::string missing = path("no/such/dir/x.tfrecord");
-    EXPECT_EQ(errorOf([&] { TFRecordWriter w(missing); }), missing + ": cannot create: No such file or directory");
+    EXPECT_EQ(errorOf([&] { TFRecordWriter w(missing); }),
+              missing + ": TFRecord file not saved: cannot open the folder " + path("no/such/dir") +
+                  ": No such file or directory");
     TFRecordWriter w(path("closed"));
     w.close();
     EXPECT_THROW(w.write("late"), std::logic_error);

@@ -11,7 +11,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "profiler/store/runstore.h"
+#include "tests/app/programoutput.h"
 #include "tests/integration/clirunner.h"
 
 using namespace trainbench;
@@ -37,8 +40,9 @@ std::string experiment(const std::filesystem::path& dir) {
 // each, as scontrol lists them) and an srun that starts one copy of its command per node with
 // SLURM_PROCID set, as Slurm does. Returns the script's exit status; its output is in slurm.out.
 // `lateTask`, if not negative, is the SLURM_PROCID whose task starts `lateSeconds` after the others.
+// `fakeCli`, if given, is the text of a script that stands in for trainbench-cli.
 int runSlurmScript(const std::filesystem::path& dir, const std::string& script, const std::vector<std::string>& hosts,
-                   int lateTask = -1, int lateSeconds = 0) {
+                   int lateTask = -1, int lateSeconds = 0, const std::string& fakeCli = {}) {
     const auto bin = dir / "bin";
     std::filesystem::create_directories(bin);
     std::string scontrol = "#!/bin/bash\n";
@@ -51,7 +55,8 @@ int runSlurmScript(const std::filesystem::path& dir, const std::string& script, 
                     "; SLURM_PROCID=$i exec \"$@\") & else SLURM_PROCID=$i \"$@\" & fi; pids+=($!)\n"
                     "done\n"
                     "rc=0; for p in \"${pids[@]}\"; do wait $p || rc=1; done; exit $rc\n");
-    std::filesystem::create_symlink(TRAINBENCH_CLI_PATH, bin / "trainbench-cli");
+    if (fakeCli.empty()) std::filesystem::create_symlink(TRAINBENCH_CLI_PATH, bin / "trainbench-cli");
+    else writeExecutable(bin / "trainbench-cli", fakeCli);
     const std::string command = "cd " + dir.string() + " && PATH=" + bin.string() + ":$PATH SLURM_JOB_NODELIST=node[1-" +
                                 std::to_string(hosts.size()) + "] bash " + script + " > slurm.out 2>&1";
     return std::system(command.c_str());
@@ -148,10 +153,10 @@ TEST(CliLaunchScript, TheKubeflowManifestIsATfJobWithATokenSecret) {
                       tmp.path);
     ASSERT_EQ(gen.exitCode, 0) << gen.err;
     const std::string& y = gen.out;
-    for (const char* line : {"kind: Secret\n", "  name: slurm-job-token\n", "kind: TFJob\n", "  name: slurm-job\n",
+    for (const char* line : {"kind: Secret\n", "  name: \"slurm-job-token\"\n", "kind: TFJob\n", "  name: \"slurm-job\"\n",
                              "    Chief:\n      replicas: 1\n", "    Worker:\n      replicas: 3\n",
-                             "              image: registry/tb:1\n", "containerPort: 2222\n",
-                             "secretKeyRef: {name: slurm-job-token, key: token}", "\"--set\", \"train.epochs=3\"]",
+                             "              image: \"registry/tb:1\"\n", "containerPort: 2222\n",
+                             "secretKeyRef: {name: \"slurm-job-token\", key: \"token\"}", "\"--set=train.epochs=3\", \"--\", ",
                              "requests: {cpu: \"1\"}"})
         EXPECT_NE(y.find(line), std::string::npos) << line << "\n" << y;
     EXPECT_EQ(y.find('\t'), std::string::npos) << "YAML has no tabs";
@@ -173,4 +178,178 @@ TEST(CliLaunchScript, TheKubeflowManifestIsATfJobWithATokenSecret) {
     auto neither = runCli({"launch-script", experiment(tmp.path)}, tmp.path);
     EXPECT_EQ(neither.exitCode, 2);
     EXPECT_NE(neither.err.find("--slurm or --kubeflow"), std::string::npos) << neither.err;
+}
+
+// ---- Hostile strings (issue 19): an experiment's name, paths, overrides and the image reach the
+// generated files as data, never as script or YAML; a real bash and a real YAML parser judge.
+
+namespace {
+
+using nlohmann::json;
+
+// An experiment file at a path that is itself hostile, with a hostile name.
+std::filesystem::path hostileExperiment(const std::filesystem::path& dir, const std::string& name) {
+    const auto folder = dir / "in 'q' \"dq\" $(touch pwned) `touch pwned` $HOME *\n?";
+    std::filesystem::create_directories(folder);
+    const auto path = folder / "-job; touch pwned.json";
+    std::ofstream(path) << json{{"name", name},
+                                {"data", {{"train_limit", 1280}, {"test_limit", 200}}},
+                                {"model", {{"preset", "logreg"}}},
+                                {"train", {{"batch_size", 64}, {"epochs", 1}}},
+                                {"strategy", {{"type", "multi_worker"}, {"replicas", 2}, {"threads_per_replica", 1},
+                                              {"timeout_s", 20}}}}
+                               .dump();
+    return path;
+}
+
+const std::string kEvilName = "evil\nrm -rf ~\n";
+const std::string kEvilOverride = "name=o'v\"er $(touch pwned) `touch pwned`\n#x\n* ~ \\";
+const std::string kEvilDbName = "runs '$(touch pwned)'\n\".db";
+
+// Files named "pwned" anywhere under dir: a smuggled command ran.
+bool somethingRan(const std::filesystem::path& dir) {
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+        if (e.path().filename() == "pwned") return true;
+    return false;
+}
+
+bool isRfc1035Label(const std::string& s) {
+    if (s.empty() || s.size() > 50 || s.front() < 'a' || s.front() > 'z' || s.back() == '-') return false;
+    for (char c : s)
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
+    return true;
+}
+
+std::vector<std::string> keysOf(const json& object) {
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : object.items()) keys.push_back(k);
+    return keys;
+}
+
+}  // namespace
+
+TEST(CliLaunchScript, AHostileNameStaysInsideItsCommentLine) {
+    TempDir tmp;
+    const auto file = hostileExperiment(tmp.path, kEvilName);
+    const auto gen = runCli({"launch-script", file.string(), "--slurm"}, tmp.path);
+    ASSERT_EQ(gen.exitCode, 0) << gen.err;
+    std::istringstream lines(gen.out);
+    for (std::string line; std::getline(lines, line);) {
+        EXPECT_NE(line, "rm -rf ~") << "the name broke out of its comment:\n" << gen.out;
+        EXPECT_NE(line, "': 1 chief + 1 worker(s), one task per node.") << gen.out;
+    }
+    EXPECT_NE(gen.out.find("# trainbench multi_worker job \"evil\\nrm -rf ~\\n\": 1 chief + 1 worker(s)"),
+              std::string::npos)
+        << gen.out;
+    EXPECT_NE(gen.out.find("\n#SBATCH --job-name=evil-rm--rf\n"), std::string::npos) << gen.out;
+    const auto syntax = trainbench::testing::runProgram({"bash", "-n"}, gen.out);
+    EXPECT_EQ(syntax.exitCode, 0) << syntax.err;
+}
+
+// The script runs under stand-ins for Slurm, with a stand-in trainbench-cli that records the
+// arguments it got: they are the path, store and overrides given, byte for byte, and nothing ran.
+TEST(CliLaunchScript, TheSlurmScriptHandsHostileArgumentsOverUnchanged) {
+    TempDir tmp;
+    const auto file = hostileExperiment(tmp.path, kEvilName);
+    const std::string db = (tmp.path / kEvilDbName).string();
+    const std::string script = (tmp.path / "job.sbatch").string();
+    const auto gen = runCli({"launch-script", file.string(), "--slurm", "--db", db, "--set", kEvilOverride, "--set",
+                             "train.epochs=1", "-o", script},
+                            tmp.path);
+    ASSERT_EQ(gen.exitCode, 0) << gen.err;
+    const std::string text = trainbench::testing::readAll(script);
+    const auto syntax = trainbench::testing::runProgram({"bash", "-n", script});
+    EXPECT_EQ(syntax.exitCode, 0) << syntax.err;
+
+    const std::string recorder = "#!/bin/bash\nprintf '%s\\0' \"$@\" > " + (tmp.path / "args.").string() +
+                                 "\"$SLURM_PROCID\"\n";
+    const int rc = runSlurmScript(tmp.path, script, {"127.0.0.1", "localhost"}, -1, 0, recorder);
+    ASSERT_EQ(rc, 0) << trainbench::testing::readAll(tmp.path / "slurm.out") << "\n" << text;
+    std::string expected;
+    for (const std::string& arg :
+         {std::string("worker"), "--db=" + db, "--set=" + kEvilOverride, std::string("--set=train.epochs=1"),
+          std::string("--"), file.string()})
+        expected += arg + '\0';
+    for (const char* task : {"args.0", "args.1"})
+        EXPECT_EQ(trainbench::testing::readAll(tmp.path / task), expected) << task << "\n" << text;
+    EXPECT_FALSE(somethingRan(tmp.path)) << text;
+}
+
+TEST(CliLaunchScript, TheKubeflowManifestKeepsHostileStringsAsData) {
+    TempDir tmp;
+    const auto file = hostileExperiment(tmp.path, kEvilName + "\"}\n---\nkind: Pod\n");
+    const std::string image = "registry/tb:1\n              command: [\"sh\", \"-c\", \"rm -rf /\"]\n# \xe2\x80\xa8x: y\xc2\x85";
+    const std::string db = "/data/" + kEvilDbName;
+    const auto gen = runCli({"launch-script", file.string(), "--kubeflow", "--image", image, "--db", db, "--set",
+                             kEvilOverride, "--set", "strategy.type=parameter_server"},
+                            tmp.path);
+    ASSERT_EQ(gen.exitCode, 0) << gen.err;
+    const auto parsed = trainbench::testing::yamlDocumentsAsJson(gen.out);
+    ASSERT_EQ(parsed.exitCode, 0) << "not YAML (is python3-yaml installed? scripts/install-deps.sh installs it):\n"
+                                  << parsed.err << "\n" << gen.out;
+    const json docs = json::parse(parsed.out);
+    ASSERT_EQ(docs.size(), 2u) << "the Secret and the TFJob, no document more:\n" << gen.out;
+    const json& secret = docs[0];
+    const json& tfjob = docs[1];
+    EXPECT_EQ(keysOf(secret), (std::vector<std::string>{"apiVersion", "kind", "metadata", "stringData"})) << gen.out;
+    EXPECT_EQ(keysOf(secret["stringData"]), std::vector<std::string>{"token"});
+    EXPECT_EQ(secret["kind"], "Secret");
+    EXPECT_EQ(keysOf(tfjob), (std::vector<std::string>{"apiVersion", "kind", "metadata", "spec"})) << gen.out;
+    EXPECT_EQ(tfjob["kind"], "TFJob");
+    const std::string name = tfjob["metadata"]["name"].get<std::string>();
+    const std::string secretName = secret["metadata"]["name"].get<std::string>();
+    EXPECT_TRUE(isRfc1035Label(name)) << name;
+    EXPECT_TRUE(isRfc1035Label(secretName)) << secretName;
+    EXPECT_EQ(secretName, name + "-token");
+
+    const json command = json::array({"trainbench-cli", "worker", "--db=" + db, "--set=" + kEvilOverride,
+                                      "--set=strategy.type=parameter_server", "--", file.string()});
+    EXPECT_EQ(keysOf(tfjob["spec"]["tfReplicaSpecs"]), (std::vector<std::string>{"Chief", "PS", "Worker"}));
+    for (const auto& [role, spec] : tfjob["spec"]["tfReplicaSpecs"].items()) {
+        const json& containers = spec["template"]["spec"]["containers"];
+        ASSERT_EQ(containers.size(), 1u) << role;
+        const json& c = containers[0];
+        EXPECT_EQ(keysOf(c), (std::vector<std::string>{"command", "env", "image", "name", "ports", "resources"})) << role;
+        EXPECT_EQ(c["image"].get<std::string>(), image) << role;
+        EXPECT_EQ(c["command"], command) << role;
+        EXPECT_EQ(c["env"][0]["valueFrom"]["secretKeyRef"]["name"], secretName) << role;
+    }
+}
+
+TEST(CliLaunchScript, AnImageThatIsNotTextIsRefusedAndNothingIsWritten) {
+    TempDir tmp;
+    const auto file = hostileExperiment(tmp.path, "plain");
+    const auto out = tmp.path / "job.yaml";
+    const auto gen = runCli({"launch-script", file.string(), "--kubeflow", "--image", "tb\xff:1", "-o", out.string()},
+                            tmp.path);
+    EXPECT_EQ(gen.exitCode, 2) << gen.err;
+    EXPECT_EQ(gen.err, "launch-script: --image is not valid UTF-8 (at byte 2), which a YAML manifest cannot hold\n");
+    EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+// The manifest holds the job's token: 0600, also when it replaces a file that was 0644.
+TEST(CliLaunchScript, TheManifestFileIsForTheUsersEyesOnly) {
+    TempDir tmp;
+    const auto file = hostileExperiment(tmp.path, "job");
+    const auto out = tmp.path / "job.yaml";
+    const mode_t oldMask = ::umask(022);
+    for (bool existed : {false, true}) {
+        if (existed) {
+            std::ofstream(out) << "an older manifest";
+            ::chmod(out.c_str(), 0644);
+        }
+        const auto gen = runCli({"launch-script", file.string(), "--kubeflow", "-o", out.string()}, tmp.path);
+        ASSERT_EQ(gen.exitCode, 0) << gen.err;
+        struct stat st {};
+        ASSERT_EQ(::stat(out.c_str(), &st), 0);
+        EXPECT_EQ(st.st_mode & 0777, 0600u) << (existed ? "replacing a 0644 file" : "a new file");
+        EXPECT_NE(trainbench::testing::readAll(out).find("kind: TFJob"), std::string::npos);
+    }
+    // A Slurm script holds no secret (the token is made when the job starts): a plain file.
+    const auto script = tmp.path / "job.sbatch";
+    ASSERT_EQ(runCli({"launch-script", file.string(), "--slurm", "-o", script.string()}, tmp.path).exitCode, 0);
+    struct stat st {};
+    ASSERT_EQ(::stat(script.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0644u);
+    ::umask(oldMask);
 }

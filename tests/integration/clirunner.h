@@ -76,11 +76,16 @@ public:
     CliProcess& operator=(const CliProcess&) = delete;
 
     void signal(int sig) { kill(pid_, sig); }
+    // Whether the process has ended, without waiting (it is reaped then: wait() returns its result).
+    bool finished() {
+        if (!waited_ && wait4(pid_, &status_, WNOHANG, &usage_) == pid_) waited_ = true;
+        return waited_;
+    }
     CliResult wait() {
-        int status = 0;
-        rusage usage{};
-        wait4(pid_, &status, 0, &usage);
+        if (!waited_) wait4(pid_, &status_, 0, &usage_);
         waited_ = true;
+        const int status = status_;
+        const rusage& usage = usage_;
         CliResult r;
         r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
         r.cpuSeconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
@@ -96,6 +101,8 @@ private:
     std::filesystem::path dir_, outPath_, errPath_;
     pid_t pid_ = -1;
     bool waited_ = false;
+    int status_ = 0;
+    rusage usage_{};
 };
 
 inline CliResult runCli(std::vector<std::string> args, const std::filesystem::path& dir) {

@@ -1,12 +1,7 @@
 #include "engine/data/convert/converter.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <memory>
 
@@ -16,6 +11,7 @@
 #include "engine/data/sources/csv.h"
 #include "engine/data/sources/imagefolder.h"
 #include "engine/data/storage/storage.h"
+#include "engine/io/atomicfilewriter.h"
 #include "engine/util/errors.h"
 
 namespace trainbench::engine {
@@ -27,7 +23,7 @@ namespace fs = std::filesystem;
 // Where converted examples go: balanced TFRecord shards, or one file each.
 class Sink {
 public:
-    Sink(const ConvertOptions& o, ConvertResult& result) : o_(o), result_(result) {
+    Sink(const ConvertOptions& o, ConvertResult& result) : result_(result) {
         std::error_code ec;
         fs::create_directories(o.output_dir, ec);
         if (ec) throw DataError(o.output_dir + ": cannot create folder: " + ec.message());
@@ -78,27 +74,15 @@ public:
             w->close();
             result_.bytes_written += static_cast<int64_t>(w->bytesWritten());
         }
+        if (!dir_.empty()) syncFileSystemOf(dir_);
     }
 
 private:
+    // One file per example, each whole or not at all; synced together in close(), not one by one.
     static void writeFile(const std::string& path, const std::string& data) {
-        const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd < 0) throw DataError(path + ": cannot create: " + std::strerror(errno));
-        size_t done = 0;
-        while (done < data.size()) {
-            const ssize_t w = ::write(fd, data.data() + done, data.size() - done);
-            if (w < 0 && errno == EINTR) continue;
-            if (w <= 0) {
-                const int err = errno;
-                ::close(fd);
-                throw DataError(path + ": write failed after " + std::to_string(done) + " bytes: " + std::strerror(err));
-            }
-            done += static_cast<size_t>(w);
-        }
-        if (::close(fd) != 0) throw DataError(path + ": write failed: " + std::strerror(errno));
+        writeFileAtomically(path, data, {.what = "example file", .durable = false});
     }
 
-    const ConvertOptions& o_;
     ConvertResult& result_;
     std::vector<std::unique_ptr<TFRecordWriter>> writers_;
     std::vector<int64_t> shardBytes_;

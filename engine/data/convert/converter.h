@@ -32,6 +32,9 @@ struct ConvertResult {
 
 // `progress(examples_done, examples_total)` is called now and then (total 0 when unknown).
 // Throws DataError for unreadable input (as the pipeline would), and for write failures naming the file.
+// Every output file is written whole or not at all (engine/io/atomicfilewriter.h): the shards are put
+// in place when the conversion ends, so a conversion that fails or is killed midway leaves no short
+// shard under a shard's name (a shard from an earlier conversion stays as it was).
 ConvertResult convertData(const ConvertOptions& options,
                           const std::function<void(int64_t, int64_t)>& progress = {});
 

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "engine/util/errors.h"
+#include "engine/util/utf8.h"
 
 namespace trainbench::engine {
 namespace {
@@ -42,36 +43,11 @@ FeatureKind kindOf(uint32_t tag) {
 // UTF-8 as RFC 3629 defines it (no overlong forms, no surrogates, nothing past U+10FFFF): proto3
 // string fields, map keys included, must hold it or the message does not parse.
 bool validUtf8(std::span<const uint8_t> s) {
-    size_t i = 0;
-    const size_t n = s.size();
-    while (i < n) {
-        const uint8_t c = s[i];
-        if (c < 0x80) {
-            ++i;
-            continue;
-        }
-        size_t len;
-        uint32_t cp;
-        if (c >= 0xc2 && c <= 0xdf) {
-            len = 2;
-            cp = c & 0x1fu;
-        } else if (c >= 0xe0 && c <= 0xef) {
-            len = 3;
-            cp = c & 0x0fu;
-        } else if (c >= 0xf0 && c <= 0xf4) {
-            len = 4;
-            cp = c & 0x07u;
-        } else {
-            return false;
-        }
-        if (n - i < len) return false;
-        for (size_t k = 1; k < len; ++k) {
-            if ((s[i + k] & 0xc0) != 0x80) return false;
-            cp = (cp << 6) | (s[i + k] & 0x3fu);
-        }
-        if (len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) return false;
-        if (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) return false;
-        i += len;
+    const std::string_view text(reinterpret_cast<const char*>(s.data()), s.size());
+    for (size_t i = 0; i < text.size();) {
+        const Utf8Sequence seq = utf8SequenceAt(text, i);
+        if (!seq.valid) return false;
+        i += seq.bytes;
     }
     return true;
 }

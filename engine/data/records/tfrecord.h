@@ -15,14 +15,17 @@ enum class Compression : uint8_t { kNone, kZlib };
 Compression parseCompression(const std::string& name);
 const char* compressionName(Compression c);
 
-// Writes records to a new file (truncating). Data reaches the file by close() at the latest;
-// close() flushes and fsyncs and throws DataError naming the file when the disk is full or fails.
-// Writes are buffered (1 MiB), so a failing disk may show in write() already; after a failure every
-// later write() or close() repeats the error, and write() after close() is a std::logic_error.
+// Writes records to a file, whole or not at all (engine/io/atomicfilewriter.h): the records go to a
+// temporary file, and close() fsyncs it and puts it in place of `path`. Until then, and for good
+// when close() fails, the writer is destroyed first or the process is killed, `path` keeps what it
+// held. Errors are DataErrors (FileWriteError) naming the file: "<path>: TFRecord file not saved:
+// cannot write (N bytes written): No space left on device (disk full)". Writes are buffered
+// (1 MiB), so a failing disk may show in write() already; after a failure every later write() or
+// close() repeats the error, and write() after close() is a std::logic_error.
 class TFRecordWriter {
 public:
     TFRecordWriter(const std::string& path, Compression compression = Compression::kNone);
-    ~TFRecordWriter();  // closes without throwing (errors are lost: call close() to see them)
+    ~TFRecordWriter();  // without close(): nothing is written (the file is abandoned)
     void write(const void* data, size_t n);
     void write(const std::string& s) { write(s.data(), s.size()); }
     void close();

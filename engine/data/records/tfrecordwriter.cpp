@@ -1,44 +1,32 @@
 #include "engine/data/records/tfrecord.h"
 
-#include <fcntl.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
 #include "engine/data/records/crc32c.h"
 #include "engine/data/records/tfrecordformat.h"
+#include "engine/io/atomicfilewriter.h"
 #include "engine/util/errors.h"
 
 namespace trainbench::engine {
 
 using namespace tfrecord;
 
-namespace {
-
-std::string systemError(int err) {
-    std::string s = std::strerror(err);
-    if (err == ENOSPC || err == EDQUOT) s += " (disk full)";
-    return s;
-}
-
-}  // namespace
-
 struct TFRecordWriter::Impl {
     std::string path;
     Compression compression;
-    int fd = -1;
+    std::optional<AtomicFileWriter> file;
     z_stream zs{};
     bool zlibReady = false;
     std::vector<uint8_t> pending;  // framed records not yet handed on
     std::vector<uint8_t> zout;     // deflate output not yet written
     size_t zoutUsed = 0;
     int64_t records = 0;
-    uint64_t written = 0;
+    uint64_t written = 0;  // the file's size, once closed
     bool closed = false;
     std::string error;  // the first failure; close() repeats it
 
@@ -48,16 +36,11 @@ struct TFRecordWriter::Impl {
     }
 
     void writeAll(const uint8_t* p, size_t n) {
-        while (n > 0) {
-            const ssize_t r = ::write(fd, p, n);
-            if (r < 0) {
-                if (errno == EINTR) continue;
-                const int err = errno;
-                fail("cannot write after " + std::to_string(written) + " bytes: " + systemError(err));
-            }
-            p += r;
-            n -= static_cast<size_t>(r);
-            written += static_cast<uint64_t>(r);
+        try {
+            file->write(p, n);
+        } catch (const FileWriteError& e) {
+            if (error.empty()) error = e.what();
+            throw;
         }
     }
 
@@ -106,44 +89,27 @@ struct TFRecordWriter::Impl {
         else
             pending.insert(pending.end(), p, p + n);
     }
-
-    void closeFd() {
-        if (fd < 0) return;
-        const int rc = ::close(fd);
-        const int err = errno;
-        fd = -1;
-        if (rc != 0 && err != EINTR) fail("cannot close: " + systemError(err));
-    }
 };
 
 TFRecordWriter::TFRecordWriter(const std::string& path, Compression compression) : impl_(std::make_unique<Impl>()) {
     Impl& w = *impl_;
     w.path = path;
     w.compression = compression;
-    do {
-        w.fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    } while (w.fd < 0 && errno == EINTR);
-    if (w.fd < 0) throw DataError(path + ": cannot create: " + systemError(errno));
+    w.file.emplace(path, AtomicFileOptions{.what = "TFRecord file"});
     w.pending.reserve(kChunkBytes);
     if (compression == Compression::kZlib) {
         // TensorFlow's "ZLIB": one zlib-wrapped deflate stream (window bits 15), default level.
-        if (deflateInit(&w.zs, Z_DEFAULT_COMPRESSION) != Z_OK) {
-            ::close(w.fd);
+        if (deflateInit(&w.zs, Z_DEFAULT_COMPRESSION) != Z_OK)
             throw DataError(path + ": cannot start zlib compression (out of memory?)");
-        }
         w.zlibReady = true;
         w.zout.resize(kChunkBytes);
     }
 }
 
+// Without close() the file is abandoned (AtomicFileWriter): a writer unwound by an error leaves no
+// short file under its name.
 TFRecordWriter::~TFRecordWriter() {
-    try {
-        close();
-    } catch (...) {
-        // Documented: the destructor cannot report; callers that care call close().
-    }
     if (impl_->zlibReady) deflateEnd(&impl_->zs);
-    if (impl_->fd >= 0) ::close(impl_->fd);
 }
 
 void TFRecordWriter::write(const void* data, size_t n) {
@@ -176,20 +142,17 @@ void TFRecordWriter::close() {
             w.writeAll(w.zout.data(), w.zoutUsed);
             w.zoutUsed = 0;
         }
-        // Devices and some file systems cannot sync; that is not a failure of the data.
-        if (::fsync(w.fd) != 0 && errno != EINVAL && errno != EROFS && errno != ENOTSUP) {
-            const int err = errno;
-            w.fail("cannot sync to disk: " + systemError(err));
-        }
-    } catch (...) {
-        ::close(w.fd);
-        w.fd = -1;
+        w.written = w.file->bytesWritten();
+        w.file->commit();
+    } catch (const std::exception& e) {
+        if (w.error.empty()) w.error = e.what();
+        w.file.reset();  // abandoned: the target keeps what it held
         throw;
     }
-    w.closeFd();
+    w.file.reset();
 }
 
 int64_t TFRecordWriter::records() const { return impl_->records; }
-uint64_t TFRecordWriter::bytesWritten() const { return impl_->written; }
+uint64_t TFRecordWriter::bytesWritten() const { return impl_->file ? impl_->file->bytesWritten() : impl_->written; }
 
 }  // namespace trainbench::engine
