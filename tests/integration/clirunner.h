@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -80,6 +81,23 @@ public:
         int status = 0;
         rusage usage{};
         wait4(pid_, &status, 0, &usage);
+        return ended(status, usage);
+    }
+    // As wait(), but nothing if the process still runs after `limit` (it is left running).
+    std::optional<CliResult> waitFor(std::chrono::milliseconds limit) {
+        const auto end = std::chrono::steady_clock::now() + limit;
+        while (true) {
+            int status = 0;
+            rusage usage{};
+            if (wait4(pid_, &status, WNOHANG, &usage) == pid_) return ended(status, usage);
+            if (std::chrono::steady_clock::now() >= end) return std::nullopt;
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+    }
+    std::string currentErr() const { return readAll(errPath_); }
+
+private:
+    CliResult ended(int status, const rusage& usage) {
         waited_ = true;
         CliResult r;
         r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -89,9 +107,6 @@ public:
         r.err = readAll(errPath_);
         return r;
     }
-    std::string currentErr() const { return readAll(errPath_); }
-
-private:
     static int& counter() { static int c = 0; return c; }
     std::filesystem::path dir_, outPath_, errPath_;
     pid_t pid_ = -1;
