@@ -62,10 +62,6 @@ std::vector<int> freeLoopbackPorts(int n) {
     return ports;
 }
 
-}  // namespace
-
-namespace {
-
 struct Incarnation {
     bool failed = false;
     bool stopped = false;  // the user stopped the job
