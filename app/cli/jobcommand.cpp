@@ -4,7 +4,9 @@
 // waits. When a task the job cannot do without dies (any task of a synchronous job; the chief or a
 // parameter server of an asynchronous one), the others are stopped and the job restarts from its
 // last checkpoint or fails naming the task. A parameter_server job carries on without a dead worker:
-// its coordinator gives the worker's step to another.
+// its coordinator gives the worker's step to another. A task found stopped (SIGSTOP, a debugger)
+// for strategy.timeout_s is ended as if it had died: it makes no progress, and the others would
+// give up on it by then anyway.
 #include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
@@ -12,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -24,6 +27,7 @@
 #include "app/cli/commands.h"
 #include "profiler/trace/chrometrace.h"
 #include "app/cli/exitcodes.h"
+#include "app/cli/jobtask.h"
 #include "app/cli/stopsignals.h"
 #include "app/experiment/experiment.h"
 #include "engine/strategy/clusterspec.h"
@@ -58,38 +62,6 @@ std::vector<int> freeLoopbackPorts(int n) {
     return ports;
 }
 
-std::string describeStatus(int status) {
-    if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
-    if (WIFSIGNALED(status)) return std::string("was killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
-                                    strsignal(WTERMSIG(status)) + ")";
-    return "ended (status " + std::to_string(status) + ")";
-}
-
-struct Task {
-    std::string type;  // chief, worker, ps
-    int index = 0;
-    pid_t pid = -1;
-    bool done = false;
-    int status = 0;
-    bool essential = true;  // the job fails without it
-    bool endedHere = false;  // killed by the launcher after it did not stop when told to
-
-    std::string how() const {
-        if (endedHere && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
-            return "did not stop when told to and was ended by the launcher (SIGKILL)";
-        return describeStatus(status);
-    }
-
-    std::string name() const {
-        if (type == "chief") return "the chief";
-        return (type == "ps" ? "parameter server " : "worker ") + std::to_string(index);
-    }
-};
-
-}  // namespace
-
-namespace {
-
 struct Incarnation {
     bool failed = false;
     bool stopped = false;  // the user stopped the job
@@ -101,14 +73,15 @@ struct Incarnation {
 
 // Starts every task of the job once and waits for all of them. multi_worker: `workers` trainers,
 // the first of them the chief. parameter_server: a chief that coordinates, `workers` workers and
-// `servers` parameter servers.
+// `servers` parameter servers. `timeout` is strategy.timeout_s.
 Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overrides, const std::string& strategy,
-                     int workers, int servers, const StopSignals& signals, int restarts) {
+                     int workers, int servers, std::chrono::milliseconds timeout, const StopSignals& signals,
+                     int restarts) {
     Incarnation out;
     const bool async = strategy == "parameter_server";
-    std::vector<Task> tasks;
+    std::vector<JobTask> tasks;
     tasks.push_back({"chief", 0});
-    for (int i = 0; i < (async ? workers : workers - 1); ++i) tasks.push_back({"worker", i, -1, false, 0, !async});
+    for (int i = 0; i < (async ? workers : workers - 1); ++i) tasks.push_back({"worker", i, "", !async});
     for (int i = 0; i < (async ? servers : 0); ++i) tasks.push_back({"ps", i});
     engine::ClusterSpec spec;
     std::string token;
@@ -117,6 +90,7 @@ Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overri
         for (size_t i = 0; i < tasks.size(); ++i) {
             const engine::HostPort hp{"127.0.0.1", ports[i]};
             (tasks[i].type == "chief" ? spec.chief : tasks[i].type == "ps" ? spec.ps : spec.worker).push_back(hp);
+            tasks[i].address = hp.text();
         }
         token = engine::StoreServer::randomToken();
     } catch (const std::exception& e) {
@@ -134,13 +108,27 @@ Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overri
                          workers, spec.chief[0].text().c_str());
     }
 
+    // A stopped task (SIGSTOP, a debugger) makes no progress, however long the others wait for it:
+    // it is ended (SIGKILL works on a stopped process) and named as the cause.
+    auto endStopped = [](JobTask& t, Clock::time_point now) {
+        ::kill(t.pid, SIGKILL);
+        t.endedStopped = std::chrono::duration_cast<std::chrono::milliseconds>(now - t.stoppedSince.value_or(now));
+    };
+    // `sig` to every task still running, except that a stopped one is ended (it would not act on
+    // it), and that the chief is not asked to stop when the job failed (SIGTERM): it records the
+    // run, and a stop request would record a failed job as stopped. It fails on its own once its
+    // peers are gone, or is ended with the others after the grace period.
     auto stopAll = [&](int sig) {
-        for (Task& t : tasks)
-            if (!t.done && t.pid > 0) {
-                ::kill(t.pid, sig);
-                if (sig == SIGKILL) t.endedHere = true;
-                if (sig == SIGTERM) ::kill(t.pid, SIGCONT);  // a stopped (SIGSTOP) task must wake to end
+        for (JobTask& t : tasks) {
+            if (t.done || t.pid <= 0 || t.endedStopped) continue;
+            if (sig != SIGINT && processStopped(t.pid)) {
+                endStopped(t, Clock::now());
+                continue;
             }
+            if (sig == SIGTERM && t.type == "chief") continue;
+            ::kill(t.pid, sig);
+            if (sig == SIGKILL) t.endedHere = true;
+        }
     };
     for (size_t r = 0; r < tasks.size(); ++r) {
         engine::ClusterSpec mine = spec;
@@ -180,14 +168,14 @@ Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overri
         // only, which relays it once (the tasks would otherwise get it twice and stop at once).
         posix_spawnattr_setpgroup(&attr, 0);
         posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
-        Task& t = tasks[r];
+        JobTask& t = tasks[r];
         const int rc = posix_spawn(&t.pid, "/proc/self/exe", nullptr, &attr, cargv.data(), cenv.data());
         posix_spawnattr_destroy(&attr);
         if (rc != 0) {
             t.pid = -1;
             t.done = true;
             stopAll(SIGKILL);
-            for (Task& o : tasks)
+            for (JobTask& o : tasks)
                 if (o.pid > 0 && !o.done) ::waitpid(o.pid, nullptr, 0);
             out.failed = true;
             out.failure = "cannot start " + t.name() + ": " + std::strerror(rc);
@@ -201,10 +189,13 @@ Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overri
         }
     }
 
-    // Wait. A task that fails takes the others down: they are told to stop, then killed if they do
-    // not within a grace period (a stopped peer would keep them waiting until the timeout). Once the
-    // chief has finished the job, the others have a few seconds to follow (they are told to), then
-    // they are ended the same way: a stopped worker must not keep a finished job open.
+    // Wait. A task that fails takes the others down: they are told to stop, then killed if they have
+    // not ended within a grace period (one blocked on the failed task gives up within the job's
+    // timeout).
+    // Once the chief has finished the job, the others have as long to follow (they are told to),
+    // then they are ended the same way: a stopped worker must not keep a finished job open. A task
+    // found stopped for the job's timeout is ended at once, as one that died.
+    const auto grace = std::clamp(timeout, std::chrono::milliseconds(1000), std::chrono::milliseconds(10'000));
     bool relayedStop = false;
     bool killPending = false, termPending = false, chiefSucceeded = false;
     Clock::time_point killAt{}, termAt{};
@@ -214,10 +205,21 @@ Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overri
     };
     auto endTheOthers = [&] {
         stopAll(SIGTERM);
-        killAt = Clock::now() + std::chrono::seconds(10);
+        killAt = Clock::now() + grace;
         killPending = true;
     };
     while (running > 0) {
+        const auto now = Clock::now();
+        for (JobTask& t : tasks) {
+            if (t.done || t.pid <= 0 || t.endedStopped) continue;
+            if (!processStopped(t.pid)) {
+                t.stoppedSince.reset();
+            } else if (!t.stoppedSince) {
+                t.stoppedSince = now;
+            } else if (now - *t.stoppedSince >= timeout) {
+                endStopped(t, now);
+            }
+        }
         if (signals.requested().load() && !relayedStop) {
             relayedStop = true;
             stopAll(SIGINT);
@@ -236,7 +238,7 @@ Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overri
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
             continue;
         }
-        for (Task& t : tasks) {
+        for (JobTask& t : tasks) {
             if (t.pid != pid) continue;
             t.done = true;
             t.status = status;
@@ -245,13 +247,13 @@ Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overri
             if (t.type == "chief" && succeeded(status) && !out.failed) {
                 chiefSucceeded = true;
                 termPending = running > 0;
-                termAt = Clock::now() + std::chrono::seconds(5);
+                termAt = Clock::now() + grace;
                 continue;
             }
             if (!succeeded(status) && !t.essential && !out.failed) {
                 if (!args.quiet)
-                    std::fprintf(stderr, "parameter_server job: %s (pid %d) %s; its steps go to the other workers\n",
-                                 t.name().c_str(), static_cast<int>(t.pid), describeStatus(status).c_str());
+                    std::fprintf(stderr, "parameter_server job: %s %s; its steps go to the other workers\n",
+                                 t.label(false).c_str(), t.how().c_str());
                 continue;
             }
             if (!succeeded(status) && !out.failed) {
@@ -263,16 +265,14 @@ Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overri
     }
     out.stopped = relayedStop;
     if (out.failed) {
-        // Every task that failed, the causes first: a task killed from outside, then one that
-        // exited with an error (often because the first was gone), then the ones ended here.
-        auto precedence = [](const Task& t) { return t.endedHere ? 2 : WIFSIGNALED(t.status) ? 0 : 1; };
+        // Every task that failed, the causes first: a task killed from outside or found stopped,
+        // then one that exited with an error (often because the first was gone), then the ones
+        // ended here. A synchronous job names ranks (chief 0, workers after it); an asynchronous
+        // one, tasks.
         for (const int order : {0, 1, 2})
-            for (const Task& t : tasks) {
-                if (succeeded(t.status) || precedence(t) != order) continue;
-                // A synchronous job names ranks (chief 0, workers after it); an asynchronous one, tasks.
-                std::string who = t.name() + " (";
-                if (!async) who = t.type == "chief" ? "the chief (rank 0, " : "worker rank " + std::to_string(t.index + 1) + " (";
-                const std::string text = who + "pid " + std::to_string(t.pid) + ") " + t.how();
+            for (const JobTask& t : tasks) {
+                if (succeeded(t.status) || t.precedence() != order) continue;
+                const std::string text = t.label(!async) + " " + t.how();
                 out.failure += std::string(out.failure.empty() ? "" : "; ") + text;
                 if (t.type != "chief") out.othersFailure += std::string(out.othersFailure.empty() ? "" : "; ") + text;
             }
@@ -318,6 +318,7 @@ int launchLocalJob(const RunArgs& args, const app::Experiment& experiment, const
     const std::string& strategy = experiment.strategy.type;
     const int workers = experiment.strategy.replicas;
     const int servers = experiment.strategy.parameter_servers;
+    const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(experiment.strategy.timeout_s * 1000));
     // Checkpoints go to a file every incarnation of the job knows: the one the experiment names, or
     // one per job next to the run store.
     std::vector<std::string> overrides = args.overrides;
@@ -331,7 +332,7 @@ int launchLocalJob(const RunArgs& args, const app::Experiment& experiment, const
     }
     std::string history;
     for (int restarts = 0;; ++restarts) {
-        const Incarnation r = runTasks(args, overrides, strategy, workers, servers, signals, restarts);
+        const Incarnation r = runTasks(args, overrides, strategy, workers, servers, timeout, signals, restarts);
         if (!r.failed) {
             if (!args.trace.empty() && strategy == "multi_worker") return mergeRankTraces(args.trace, workers, r.exitCode);
             return r.exitCode;

@@ -193,13 +193,14 @@ RunOutcome serveParameters(const RunRequest& request) {
     c.token = request.jobToken;
     c.index = static_cast<uint32_t>(cluster.task_index);
     c.optimizer = x.optimizer;
+    c.timeout = std::chrono::milliseconds(static_cast<int64_t>(x.strategy.timeout_s * 1000));
+    c.connectTimeout = std::max(c.timeout, std::chrono::milliseconds(60'000));  // as a worker's
     engine::ParameterServer server(c);
     if (request.log)
         request.log("parameter server " + std::to_string(cluster.task_index) + " listening on " + cluster.self().text());
     RunOutcome out;
     try {
-        server.waitUntilDone();
-        out.status = profiler::RunStatus::Completed;
+        out.status = server.waitUntilDone(request.stop) ? profiler::RunStatus::Completed : profiler::RunStatus::Stopped;
     } catch (const std::exception& e) {
         out.message = e.what();
     }

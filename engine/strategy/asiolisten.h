@@ -1,7 +1,8 @@
 #pragma once
 // The listening side of a job's servers (the rendezvous store, a parameter server, the coordinator):
 // opening the socket (a literal address or a host name resolved once, SO_REUSEADDR, bound and
-// listening) and accepting connections on it.
+// listening) and accepting connections on it, no more waiting for their Hello than PendingLimit
+// allows.
 // Included by .cpp files only: Asio stays out of the engine's public headers.
 #include <utility>  // Boost 1.74's asio/awaitable.hpp uses std::exchange without including it
 
@@ -9,7 +10,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
+
+#include "engine/strategy/pendinglimit.h"
+#include "engine/strategy/storewire.h"
 
 namespace trainbench::engine {
 
@@ -34,22 +39,38 @@ inline std::string listenOn(boost::asio::ip::tcp::acceptor& acceptor, const std:
     return ec ? ec.message() : std::string();
 }
 
-// Accepts connections on `acceptor` until it is closed, handing each socket to `onSocket` on the io
-// thread. An accept that fails (out of file descriptors, say) tries again after 50 ms on `retry`
-// instead of spinning the io thread. `acceptor` and `retry` must outlive the pending handlers.
+// The peer of an accepted socket as host:port ("[::1]:80" for IPv6), for reports and errors.
+inline std::string peerAddress(const boost::asio::ip::tcp::socket& socket) {
+    boost::system::error_code ec;
+    const boost::asio::ip::tcp::endpoint ep = socket.remote_endpoint(ec);
+    return ec ? std::string("an unknown peer") : storewire::formatHostPort(ep.address().to_string(), ep.port());
+}
+
+// Accepts connections on `acceptor` until it is closed, handing each socket with its place in
+// `pending` to `onSocket(socket, ticket)` on the io thread; the connection gives the place back when
+// it has said Hello (ticket.release()) or closes. One that `pending` has no place for is closed at
+// once (it has cost nothing but the accept). An accept that fails (out of file descriptors, say)
+// tries again after 50 ms on `retry` instead of spinning the io thread. `acceptor`, `retry` and
+// `pending` must outlive the pending handlers.
 template <class OnSocket>
-void acceptConnections(boost::asio::ip::tcp::acceptor& acceptor, boost::asio::steady_timer& retry, OnSocket onSocket) {
-    acceptor.async_accept([&acceptor, &retry, onSocket](boost::system::error_code ec,
-                                                        boost::asio::ip::tcp::socket socket) mutable {
+void acceptConnections(boost::asio::ip::tcp::acceptor& acceptor, boost::asio::steady_timer& retry,
+                       PendingLimit& pending, OnSocket onSocket) {
+    acceptor.async_accept([&acceptor, &retry, &pending, onSocket](boost::system::error_code ec,
+                                                                  boost::asio::ip::tcp::socket socket) mutable {
         if (ec == boost::asio::error::operation_aborted || !acceptor.is_open()) return;
         if (!ec) {
-            onSocket(std::move(socket));
-            acceptConnections(acceptor, retry, std::move(onSocket));
+            if (std::optional<PendingLimit::Ticket> ticket = pending.admit(peerAddress(socket))) {
+                onSocket(std::move(socket), std::move(*ticket));
+            } else {
+                boost::system::error_code ignored;
+                socket.close(ignored);
+            }
+            acceptConnections(acceptor, retry, pending, std::move(onSocket));
             return;
         }
         retry.expires_after(std::chrono::milliseconds(50));
-        retry.async_wait([&acceptor, &retry, onSocket](boost::system::error_code e) mutable {
-            if (!e) acceptConnections(acceptor, retry, std::move(onSocket));
+        retry.async_wait([&acceptor, &retry, &pending, onSocket](boost::system::error_code e) mutable {
+            if (!e) acceptConnections(acceptor, retry, pending, std::move(onSocket));
         });
     });
 }

@@ -1,12 +1,14 @@
 #include "engine/strategy/heartbeatsender.h"
 
+#include <algorithm>
+
 #include "engine/strategy/psprotocol.h"
 #include "engine/util/errors.h"
 
 namespace trainbench::engine {
 
-HeartbeatSender::HeartbeatSender(FramedClient& coordinator, std::chrono::milliseconds interval)
-    : coordinator_(coordinator), interval_(interval), thread_([this] { run(); }) {}
+HeartbeatSender::HeartbeatSender(std::vector<FramedClient*> peers, std::chrono::milliseconds interval)
+    : peers_(std::move(peers)), interval_(interval), thread_([this] { run(); }) {}
 
 HeartbeatSender::~HeartbeatSender() {
     {
@@ -19,15 +21,19 @@ HeartbeatSender::~HeartbeatSender() {
 
 void HeartbeatSender::run() {
     const std::string beat = ps::Heartbeat{}.encode();
+    std::vector<FramedClient*> live = peers_;
     std::unique_lock lock(mutex_);
-    while (!wake_.wait_for(lock, interval_, [this] { return stopping_; })) {
+    while (!live.empty() && !wake_.wait_for(lock, interval_, [this] { return stopping_; })) {
         lock.unlock();
-        try {
-            coordinator_.send(beat);
-            ++sent_;
-        } catch (const ConnectionError&) {
-            return;  // the coordinator is gone: the worker's thread finds out on its next receive
-        }
+        std::erase_if(live, [&](FramedClient* peer) {
+            try {
+                peer->send(beat);
+                ++sent_;
+                return false;
+            } catch (const ConnectionError&) {
+                return true;  // gone or stuck: the thread that uses the connection finds out on its next call
+            }
+        });
         lock.lock();
     }
 }

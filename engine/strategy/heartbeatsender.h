@@ -1,13 +1,17 @@
 #pragma once
-// Tells the coordinator that a worker is alive, every `interval`, from a thread of its own: while the
-// worker computes a step, pulls, pushes or waits for a task. The coordinator takes a worker that
-// falls silent for lost and gives its task to another.
+// Tells peers that this task is alive, every `interval`, from a thread of its own: a worker tells the
+// coordinator (while it computes a step, pulls, pushes or waits for a task), the coordinator tells
+// the parameter servers (between its requests). A peer that hears nothing for the job's timeout
+// gives up on the sender. The sends have FramedClient's deadline, so that a stuck data path fails
+// rather than hides behind the heartbeats: a send to a peer that stopped reading fails, and the
+// thread that shares the connection finds it unusable.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "engine/strategy/framedclient.h"
 
@@ -15,9 +19,10 @@ namespace trainbench::engine {
 
 class HeartbeatSender {
 public:
-    // Starts sending on `coordinator` (FramedClient::send is safe to call from two threads).
-    HeartbeatSender(FramedClient& coordinator, std::chrono::milliseconds interval);
-    // Stops the thread and joins it, within a moment.
+    // Starts sending on `peers` (FramedClient::send is safe to call from two threads). A peer whose
+    // connection fails is left alone from then on; the others still hear from this task.
+    HeartbeatSender(std::vector<FramedClient*> peers, std::chrono::milliseconds interval);
+    // Stops the thread and joins it, within a moment (or a send's deadline).
     ~HeartbeatSender();
     HeartbeatSender(const HeartbeatSender&) = delete;
     HeartbeatSender& operator=(const HeartbeatSender&) = delete;
@@ -27,7 +32,7 @@ public:
 private:
     void run();
 
-    FramedClient& coordinator_;
+    std::vector<FramedClient*> peers_;
     std::chrono::milliseconds interval_;
     std::mutex mutex_;
     std::condition_variable wake_;

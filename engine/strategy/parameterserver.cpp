@@ -5,7 +5,7 @@
 
 #include <boost/asio.hpp>
 
-#include <array>
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
@@ -22,6 +22,7 @@
 #include "engine/util/errors.h"
 #include "engine/device/cpudevice.h"
 #include "engine/strategy/asiolisten.h"
+#include "engine/util/durationtext.h"
 #include "engine/util/sametoken.h"
 
 namespace trainbench::engine {
@@ -32,10 +33,12 @@ namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 using boost::system::error_code;
 using framing::Frame;
+using Clock = std::chrono::steady_clock;
 
-// A Hello is a token (at most 64 KiB) and two u32: until a peer has said who it is, no larger
-// frame is read from it.
-constexpr uint64_t kMaxHelloPayload = 4 + 64 * 1024 + 8;
+// Reads go into a buffer this large once a peer has said Hello, and a small one before: a stranger
+// costs no more than its Hello can be.
+constexpr size_t kReadBytes = 64 * 1024;
+constexpr size_t kHelloReadBytes = 256;
 
 enum class Outcome { Running, Shutdown, CoordinatorLost, Stopped, Failed };
 
@@ -48,6 +51,10 @@ struct Server {
     std::string where;  // "parameter server 0 at 127.0.0.1:4000", for reports and errors
     ParameterShard shard;
     bool coordinatorConnected = false;
+    bool coordinatorEverConnected = false;
+    std::string coordinatorPeer;
+    Clock::time_point startedAt = Clock::now();
+    Clock::time_point lastFromCoordinator;
     std::atomic<int64_t> updates{0}, pulls{0}, rejected{0};
 
     std::mutex doneMutex;
@@ -56,6 +63,10 @@ struct Server {
     std::string why;  // of CoordinatorLost and Failed
 
     void report(const std::string& line) const { config.report(where + ": " + line); }
+    bool running() {
+        std::lock_guard lock(doneMutex);
+        return outcome == Outcome::Running;
+    }
     // The first outcome sticks: a coordinator that closes after its Shutdown is not lost.
     void finish(Outcome o, const std::string& reason = {}) {
         {
@@ -72,15 +83,17 @@ struct Server {
 // in flight at a time), in the order the requests came.
 class Connection : public std::enable_shared_from_this<Connection> {
 public:
-    Connection(tcp::socket socket, Server& server)
-        : socket_(std::move(socket)), helloTimer_(socket_.get_executor()), server_(server), decoder_(kMaxHelloPayload) {
+    Connection(tcp::socket socket, Server& server, PendingLimit::Ticket ticket)
+        : socket_(std::move(socket)), helloTimer_(socket_.get_executor()), server_(server), peer_(peerAddress(socket_)),
+          ticket_(std::move(ticket)), decoder_(ps::kMaxHelloPayload) {
         error_code ec;
-        const tcp::endpoint ep = socket_.remote_endpoint(ec);
-        peer_ = ec ? std::string("an unknown peer") : storewire::formatHostPort(ep.address().to_string(), ep.port());
         socket_.set_option(tcp::no_delay(true), ec);  // Params and Pushed go out at once
     }
 
     void start() {
+        ticket_.onEvict([weak = weak_from_this()] {
+            if (auto self = weak.lock()) self->close("");
+        });
         helloTimer_.expires_after(server_.config.helloTimeout);
         helloTimer_.async_wait([self = shared_from_this()](error_code ec) {
             if (!ec && !self->role_)
@@ -108,11 +121,13 @@ private:
             return close(isCoordinator() ? "the coordinator closed its connection without Shutdown" : "");
         }
         if (ec) return close(isCoordinator() ? "the coordinator's connection was lost: " + ec.message() : "");
+        if (isCoordinator()) server_.lastFromCoordinator = Clock::now();
         try {
             feed(buffer_.data(), n);
         } catch (const std::exception& e) {  // ProtocolError, or no memory for the shard an Init asks for
             return refuse(e.what());
         }
+        if (role_ && buffer_.size() < kReadBytes) buffer_.resize(kReadBytes);  // between reads: nothing points into it
         if (!closed_ && !closing_) read();
     }
 
@@ -159,9 +174,13 @@ private:
         if (h.role == ps::Role::Coordinator) {
             if (server_.coordinatorConnected) return refuse("a coordinator is connected already");
             server_.coordinatorConnected = true;
+            server_.coordinatorEverConnected = true;
+            server_.coordinatorPeer = peer_;
+            server_.lastFromCoordinator = Clock::now();
         }
         role_ = h.role;
         index_ = h.index;
+        ticket_.release();
         helloTimer_.cancel();
         decoder_.setMaxPayload(server_.config.maxPayload);
         send(ps::Welcome{ps::Role::ParameterServer, server_.config.index}.encode());
@@ -183,6 +202,9 @@ private:
             case ps::kShutdown:
                 ps::Shutdown::decode(f);
                 return server_.finish(Outcome::Shutdown);
+            case ps::kHeartbeat:
+                ps::Heartbeat::decode(f);  // it is alive: onRead() noted the time
+                return;
             default:
                 return refuse("unexpected " + ps::messageName(f.type) + " message from the coordinator");
         }
@@ -275,8 +297,9 @@ private:
     asio::steady_timer helloTimer_;
     Server& server_;
     std::string peer_;
+    PendingLimit::Ticket ticket_;  // its place among the connections waiting for their Hello
     framing::FrameDecoder decoder_;
-    std::array<uint8_t, 64 * 1024> buffer_{};
+    std::vector<uint8_t> buffer_ = std::vector<uint8_t>(kHelloReadBytes);
     std::deque<std::string> outbox_;  // encoded frames; the front one is being written
     bool writing_ = false;
     bool closing_ = false;  // refused: the Error goes out, nothing more is read
@@ -291,15 +314,39 @@ private:
 
 struct ParameterServer::Impl {
     std::unique_ptr<Server> server;  // outlives the io_context below, whose pending handlers hold connections
+    std::optional<PendingLimit> pending;
     std::optional<asio::io_context> io;
     std::optional<tcp::acceptor> acceptor;
     std::optional<asio::steady_timer> backoff;
+    std::optional<asio::steady_timer> watchdog;
     std::thread thread;
     uint16_t port = 0;
 
     void accept() {
-        acceptConnections(*acceptor, *backoff,
-                          [this](tcp::socket socket) { std::make_shared<Connection>(std::move(socket), *server)->start(); });
+        acceptConnections(*acceptor, *backoff, *pending, [this](tcp::socket socket, PendingLimit::Ticket ticket) {
+            std::make_shared<Connection>(std::move(socket), *server, std::move(ticket))->start();
+        });
+    }
+
+    // The coordinator must connect within connectTimeout, then be heard from at least every timeout:
+    // otherwise the job is gone (the chief stopped, hung or cut off) and waitUntilDone() says so.
+    void watch() {
+        watchdog->expires_after(std::clamp(server->config.timeout / 8, std::chrono::milliseconds(10),
+                                           std::chrono::milliseconds(250)));
+        watchdog->async_wait([this](error_code ec) {
+            if (ec) return;
+            Server& s = *server;
+            const auto now = Clock::now();
+            if (s.coordinatorConnected && now - s.lastFromCoordinator > s.config.timeout)
+                s.finish(Outcome::CoordinatorLost, "the coordinator (" + s.coordinatorPeer + ") sent nothing for " +
+                                                       secondsText(s.config.timeout) + " (stopped, hung or cut off)");
+            else if (!s.coordinatorEverConnected && now - s.startedAt > s.config.connectTimeout)
+                s.finish(Outcome::CoordinatorLost, "no coordinator connected within " +
+                                                       secondsText(s.config.connectTimeout) +
+                                                       " (is the chief running, and does its cluster spec name this "
+                                                       "address?)");
+            if (s.running()) watch();
+        });
     }
 };
 
@@ -319,7 +366,10 @@ ParameterServer::ParameterServer(ParameterServerConfig config) : impl_(std::make
     const std::string where =
         "parameter server " + std::to_string(config.index) + " at " + storewire::formatHostPort(config.host, m.port);
     m.server = std::make_unique<Server>(std::move(config), where);
+    m.pending.emplace([&m](const std::string& line) { m.server->report(line); });
+    m.watchdog.emplace(*m.io);
     m.accept();
+    m.watch();
     m.thread = std::thread([&m] {
         bindComputeThreads(std::max(1, m.server->config.threads));
         try {
@@ -340,16 +390,22 @@ void ParameterServer::stop() {
     if (m.thread.joinable()) m.thread.join();
     m.acceptor.reset();
     m.backoff.reset();
+    m.watchdog.reset();
     m.io.reset();  // destroys the pending handlers, hence the connections and their sockets
     m.server->finish(Outcome::Stopped);
 }
 
-void ParameterServer::waitUntilDone() {
+bool ParameterServer::waitUntilDone(const std::atomic<bool>* stop) {
     Server& s = *impl_->server;
     std::unique_lock lock(s.doneMutex);
-    s.doneChanged.wait(lock, [&] { return s.outcome != Outcome::Running; });
+    // The watchdog bounds this wait (connectTimeout, then the timeout between the coordinator's messages).
+    while (s.outcome == Outcome::Running) {
+        if (stop && stop->load()) return false;
+        s.doneChanged.wait_for(lock, std::chrono::milliseconds(100));
+    }
     if (s.outcome == Outcome::CoordinatorLost) throw ConnectionError(s.where + ": " + s.why);
     if (s.outcome == Outcome::Failed) throw std::runtime_error(s.where + ": " + s.why);
+    return true;
 }
 
 uint16_t ParameterServer::port() const { return impl_->port; }
@@ -358,6 +414,9 @@ std::string ParameterServer::address() const {
 }
 int64_t ParameterServer::updatesApplied() const { return impl_->server->updates.load(); }
 int64_t ParameterServer::pullsServed() const { return impl_->server->pulls.load(); }
-int64_t ParameterServer::rejectedConnections() const { return impl_->server->rejected.load(); }
+int64_t ParameterServer::rejectedConnections() const {
+    return impl_->server->rejected.load() + impl_->pending->turnedAway();
+}
+int64_t ParameterServer::pendingConnections() const { return static_cast<int64_t>(impl_->pending->pending()); }
 
 }  // namespace trainbench::engine

@@ -22,6 +22,8 @@
 #include "engine/optim/optimizer.h"
 #include "engine/strategy/asiolisten.h"
 #include "engine/strategy/framedclient.h"
+#include "engine/strategy/heartbeatsender.h"
+#include "engine/util/durationtext.h"
 #include "engine/util/sametoken.h"
 #include "engine/strategy/psprotocol.h"
 #include "engine/util/errors.h"
@@ -36,18 +38,11 @@ using boost::system::error_code;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::chrono::milliseconds kHelloTimeout{10'000};
-constexpr std::chrono::milliseconds kWatchdogPeriod{200};
 // Workers' Task and Result messages carry a batch; anything larger than this is not one of ours.
 constexpr uint64_t kMaxWorkerPayload = 64ull << 20;
-// Until a peer has said Hello with the token, it gets no big buffers.
-constexpr uint64_t kMaxHelloPayload = 64ull << 10;
-
-std::string seconds(std::chrono::milliseconds t) {
-    const double s = static_cast<double>(t.count()) / 1000.0;
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g s", s);
-    return buf;
-}
+// Until a peer has said Hello with the token, it gets no big buffers: reads go into a small one.
+constexpr size_t kReadBytes = 64 * 1024;
+constexpr size_t kHelloReadBytes = 256;
 
 // A step on its way through the workers: the batch is kept until the step is done, so that it can
 // be handed to another worker if its own is lost.
@@ -73,9 +68,16 @@ struct ParameterServerStrategy::Impl {
     int64_t exampleSize = 1;
     ps::JobLayout layout;
     std::vector<std::unique_ptr<FramedClient>> servers;
+    std::unique_ptr<HeartbeatSender> serverHeartbeats;  // to `servers`, from the first step on
     bool started = false;
     bool restored = false;
     bool finished = false;
+
+    // Outlives `io`, whose pending handlers hold sessions and their places in it.
+    PendingLimit pending{[this](const std::string& line) { log("coordinator: " + line); }};
+    std::atomic<int64_t> rejected{0};  // connections refused before their Hello was accepted
+    const std::shared_ptr<const std::string> heartbeatFrame =
+        std::make_shared<const std::string>(ps::Heartbeat{}.encode());
 
     asio::io_context io{1};
     tcp::acceptor acceptor{io};
@@ -108,17 +110,21 @@ struct ParameterServerStrategy::Impl {
     // ---- io thread -------------------------------------------------------------------------
     class Session : public std::enable_shared_from_this<Session> {
     public:
-        Session(tcp::socket s, Impl& impl, uint64_t id)
-            : socket_(std::move(s)), impl_(impl), id_(id), decoder_(kMaxHelloPayload) {
-            error_code ec;
-            const tcp::endpoint ep = socket_.remote_endpoint(ec);
-            peer_ = ec ? std::string("an unknown peer") : ep.address().to_string() + ":" + std::to_string(ep.port());
+        Session(tcp::socket s, Impl& impl, uint64_t id, PendingLimit::Ticket ticket)
+            : socket_(std::move(s)), impl_(impl), id_(id), ticket_(std::move(ticket)), decoder_(ps::kMaxHelloPayload),
+              peer_(peerAddress(socket_)) {
             lastHeard_ = Clock::now();
         }
-        void start() { read(); }
+        void start() {
+            ticket_.onEvict([weak = weak_from_this()] {
+                if (auto self = weak.lock()) self->close();
+            });
+            read();
+        }
         // Queues a whole frame; frames go out one after another, never two writes at once.
         void write(std::shared_ptr<const std::string> frame) {
             if (closed_) return;
+            lastWritten_ = Clock::now();
             writes_.push_back(std::move(frame));
             if (writes_.size() == 1) writeNext();
         }
@@ -152,6 +158,7 @@ struct ParameterServerStrategy::Impl {
         uint64_t id() const { return id_; }
         const std::string& peer() const { return peer_; }
         Clock::time_point lastHeard() const { return lastHeard_; }
+        Clock::time_point lastWritten() const { return lastWritten_; }
         Clock::time_point openedAt() const { return openedAt_; }
         std::optional<int64_t> step;  // the step it runs (guarded by Impl::mutex)
 
@@ -184,26 +191,30 @@ struct ParameterServerStrategy::Impl {
                 }
             } catch (const ProtocolError& e) {
                 const std::string why = std::string("broke the protocol: ") + e.what();
-                if (!authenticated_) impl_.log("coordinator: closed the connection from " + peer_ + ": it " + why);
+                if (!authenticated_) impl_.refused("closed the connection from " + peer_ + ": it " + why);
                 refuse(why);
                 impl_.lost(*this, why);
                 return;
             }
+            if (authenticated_ && buf_.size() < kReadBytes) buf_.resize(kReadBytes);  // between reads
             read();
         }
         void handle(const framing::Frame& f) {
             if (!authenticated_) {
                 const ps::Hello hello = ps::Hello::decode(f);
                 if (!sameToken(hello.token, impl_.config.token)) {
-                    impl_.log("coordinator: refused a connection from " + peer_ + ": wrong job token");
+                    impl_.refused("refused a connection from " + peer_ + ": wrong job token");
                     refuse("wrong job token");
                     return;
                 }
                 if (hello.role != ps::Role::Worker) {
-                    refuse("the coordinator serves workers; a " + ps::roleName(hello.role) + " said Hello");
+                    const std::string why = "the coordinator serves workers; a " + ps::roleName(hello.role) + " said Hello";
+                    impl_.refused("refused a connection from " + peer_ + ": " + why);
+                    refuse(why);
                     return;
                 }
                 authenticated_ = true;
+                ticket_.release();
                 decoder_.setMaxPayload(kMaxWorkerPayload);
                 worker_ = static_cast<int>(hello.index);
                 write(std::make_shared<const std::string>(ps::Welcome{ps::Role::Coordinator, 0}.encode()));
@@ -242,8 +253,9 @@ struct ParameterServerStrategy::Impl {
         tcp::socket socket_;
         Impl& impl_;
         uint64_t id_;
+        PendingLimit::Ticket ticket_;  // its place among the connections waiting for their Hello
         framing::FrameDecoder decoder_;
-        std::array<uint8_t, 64 * 1024> buf_{};
+        std::vector<uint8_t> buf_ = std::vector<uint8_t>(kHelloReadBytes);
         std::deque<std::shared_ptr<const std::string>> writes_;
         std::string peer_;
         bool authenticated_ = false;
@@ -251,41 +263,57 @@ struct ParameterServerStrategy::Impl {
         bool closeAfterWrites_ = false;
         int worker_ = -1;
         Clock::time_point lastHeard_;
+        Clock::time_point lastWritten_ = Clock::now();
         Clock::time_point openedAt_ = Clock::now();
     };
 
     void accept() {
-        acceptConnections(acceptor, acceptRetry, [this](tcp::socket s) {
+        acceptConnections(acceptor, acceptRetry, pending, [this](tcp::socket s, PendingLimit::Ticket ticket) {
             error_code ec;
             s.set_option(tcp::no_delay(true), ec);
-            auto session = std::make_shared<Session>(std::move(s), *this, nextSession++);
+            auto session = std::make_shared<Session>(std::move(s), *this, nextSession++, std::move(ticket));
             pendingHello.push_back(session);
             session->start();
         });
     }
     std::vector<std::shared_ptr<Session>> pendingHello;  // io thread only
 
+    // A connection closed before its Hello was accepted: counted and said.
+    void refused(const std::string& what) {
+        ++rejected;
+        log("coordinator: " + what);
+    }
+
+    // Every watch period: closes connections without Hello for kHelloTimeout, gives up on workers
+    // silent for the timeout, and sends a Heartbeat to those that heard nothing for heartbeat_ms
+    // (so that a worker waiting for its next task can tell a coordinator that stopped from one
+    // that has no task for it yet).
     void watch() {
-        watchdog.expires_after(kWatchdogPeriod);
+        watchdog.expires_after(std::clamp(std::chrono::milliseconds(layout.heartbeat_ms / 2),
+                                          std::chrono::milliseconds(10), std::chrono::milliseconds(200)));
         watchdog.async_wait([this](error_code ec) {
             if (ec) return;
             const auto now = Clock::now();
             std::erase_if(pendingHello, [&](const std::shared_ptr<Session>& s) {
                 if (s->closed() || s->authenticated()) return true;
                 if (now - s->openedAt() < kHelloTimeout) return false;
-                log("coordinator: closed the connection from " + s->peer() + ": no Hello within " + seconds(kHelloTimeout));
-                s->refuse("no Hello within " + seconds(kHelloTimeout));
+                refused("closed the connection from " + s->peer() + ": no Hello within " + secondsText(kHelloTimeout));
+                s->refuse("no Hello within " + secondsText(kHelloTimeout));
                 return true;
             });
-            std::vector<std::shared_ptr<Session>> silent;
+            std::vector<std::shared_ptr<Session>> silent, idleSessions;
             {
                 std::lock_guard lock(mutex);
-                for (auto& [id, s] : sessions)
+                for (auto& [id, s] : sessions) {
                     if (now - s->lastHeard() > config.timeout) silent.push_back(s);
+                    else if (!s->pendingWrites() && now - s->lastWritten() >= std::chrono::milliseconds(layout.heartbeat_ms))
+                        idleSessions.push_back(s);
+                }
             }
+            for (auto& s : idleSessions) s->write(heartbeatFrame);
             for (auto& s : silent) {
                 s->close();
-                lost(*s, "it sent nothing for " + seconds(config.timeout) + " (stopped, hung or cut off)");
+                lost(*s, "it sent nothing for " + secondsText(config.timeout) + " (stopped, hung or cut off)");
             }
             watch();
         });
@@ -402,7 +430,7 @@ struct ParameterServerStrategy::Impl {
             if (done()) return;
             if (sessions.empty() && Clock::now() - lastWorkerSeen > config.timeout) {
                 std::string why = "no worker is connected to the coordinator at " + config.listen.text() + " (waited " +
-                                  seconds(config.timeout) + " " + what + ")";
+                                  secondsText(config.timeout) + " " + what + ")";
                 for (const std::string& l : losses) why += "; " + l;
                 throw ConnectionError(why);
             }
@@ -423,7 +451,7 @@ struct ParameterServerStrategy::Impl {
         std::vector<OptimizerStateSpan> state = optimizer->state();
         for (size_t k = 0; k < config.servers.size(); ++k) {
             const HostPort& hp = config.servers[k];
-            auto c = std::make_unique<FramedClient>(hp.host, hp.port, serverName(k), config.timeout);
+            auto c = std::make_unique<FramedClient>(hp.host, hp.port, serverName(k), config.timeout, config.timeout);
             c->send(ps::Hello{config.token, ps::Role::Coordinator, 0}.encode());
             const ps::Welcome w = ps::Welcome::decode(expect(*c, ps::kWelcome, "Hello"));
             if (w.role != ps::Role::ParameterServer || w.index != k)
@@ -447,6 +475,10 @@ struct ParameterServerStrategy::Impl {
             ps::InitDone::decode(expect(*c, ps::kInitDone, "Init"));
             servers.push_back(std::move(c));
         }
+        // The servers hear from the coordinator between its requests too: one that falls silent is gone.
+        std::vector<FramedClient*> peers;
+        for (auto& c : servers) peers.push_back(c.get());
+        serverHeartbeats = std::make_unique<HeartbeatSender>(std::move(peers), std::chrono::milliseconds(layout.heartbeat_ms));
         started = true;
         log("coordinator: " + std::to_string(servers.size()) + " parameter server(s) hold the variables; first step " +
             std::to_string(firstStep));
@@ -464,7 +496,7 @@ struct ParameterServerStrategy::Impl {
         std::string missing;
         for (int w = 0; w < config.workers; ++w)
             if (!everJoined.count(w)) missing += (missing.empty() ? "" : ", ") + std::to_string(w);
-        log("coordinator: worker(s) " + missing + " had not joined after " + seconds(config.timeout) +
+        log("coordinator: worker(s) " + missing + " had not joined after " + secondsText(config.timeout) +
             "; starting with the " + std::to_string(everJoined.size()) + " that have");
     }
 };
@@ -609,6 +641,7 @@ void ParameterServerStrategy::finish() {
         m.idle.clear();
     }
     for (auto& s : live) asio::post(m.io, [s, shutdown] { s->endWith(shutdown); });
+    m.serverHeartbeats.reset();
     for (auto& c : m.servers) {
         try {
             c->send(*shutdown);
@@ -631,7 +664,10 @@ void ParameterServerStrategy::finish() {
 
 ParameterServerStats ParameterServerStrategy::stats() const {
     std::lock_guard lock(impl_->mutex);
-    return impl_->stats;
+    ParameterServerStats s = impl_->stats;
+    s.rejected_connections = impl_->rejected.load() + impl_->pending.turnedAway();
+    s.pending_connections = static_cast<int64_t>(impl_->pending.pending());
+    return s;
 }
 
 }  // namespace trainbench::engine

@@ -6,8 +6,9 @@
 // results, evaluates and checkpoints. Nothing waits for a slow worker; the price is staleness: a
 // gradient computed on values that other pushes have since changed (recorded per update).
 //
-// A worker that dies (its connection drops) or falls silent (no heartbeat for the timeout) loses
-// its step to another worker: at-least-once, so a step whose gradient had reached some servers
+// The coordinator sends the workers and the servers a heartbeat when it has nothing else to say, so
+// that they can give up on a coordinator that stopped. A worker that dies (its connection drops) or
+// falls silent (no heartbeat for the timeout) loses its step to another worker: at-least-once, so a step whose gradient had reached some servers
 // before the worker died is applied there twice. Rescheduled steps are counted. A parameter server
 // that fails ends the job at once with an error naming it (the variables it held are gone); the
 // job restarts from the last checkpoint.
@@ -42,6 +43,10 @@ struct ParameterServerStats {
     int64_t lost_workers = 0;
     int64_t joined_workers = 0;     // connections accepted as workers, rejoins included
     std::vector<int64_t> staleness; // one value per applied update (step x server), in arrival order
+    // Connections closed before a worker's Hello was accepted (a bad token, no Hello in time, a
+    // protocol error), or turned away because too many waited for their Hello (PendingLimit).
+    int64_t rejected_connections = 0;
+    int64_t pending_connections = 0;  // connected, no Hello with the token yet
 };
 
 class ParameterServerStrategy final : public Strategy {

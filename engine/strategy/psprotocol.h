@@ -1,14 +1,16 @@
 #pragma once
 // What the three roles of a parameter_server job say to each other, on framing.h's frames:
 //
-//   coordinator (in the chief)  --Init, GetState, Pull, Shutdown-->  parameter server k
-//   coordinator                 --JobLayout, Task, Shutdown------->  worker w
-//   worker w                    --Result, Heartbeat, PsLost, Error->  coordinator
-//   worker w                    --Pull, Push---------------------->  parameter server k
+//   coordinator (in the chief)  --Init, GetState, Pull, Heartbeat, Shutdown-->  parameter server k
+//   coordinator                 --JobLayout, Task, Heartbeat, Shutdown------->  worker w
+//   worker w                    --Result, Heartbeat, PsLost, Error----------->  coordinator
+//   worker w                    --Pull, Push--------------------------------->  parameter server k
 //
 // Every connection opens with Hello (the job's token, the caller's role and index); a server answers
 // Welcome, or Error and closes. Error ("why I close this connection") may be sent by either side at
-// any time. The parameters are one flat buffer (the model's); a parameter server holds some of its
+// any time. The coordinator and the workers send each other a Heartbeat when they have had nothing
+// else to say for JobLayout::heartbeat_ms, and the coordinator sends the parameter servers one as
+// often: a peer silent for the job's timeout is stopped, hung or cut off, and is given up on. The parameters are one flat buffer (the model's); a parameter server holds some of its
 // variables (spans), packed one after the other in offset order: its shard.
 #include <cstdint>
 #include <string>
@@ -34,13 +36,18 @@ enum MessageType : uint16_t {
     kJobLayout = 13,  // coordinator -> worker (after Welcome): model shape and where the shards are
     kTask = 14,       // coordinator -> worker: train one step on this batch
     kResult = 15,     // worker -> coordinator: the step is pushed
-    kHeartbeat = 16,  // worker -> coordinator: still alive (while computing, too)
+    kHeartbeat = 16,  // worker <-> coordinator, coordinator -> ps: still alive (while computing, too)
     kPsLost = 17,     // worker -> coordinator: a parameter server failed under it
 };
 inline constexpr uint16_t kLastType = kPsLost;
 
 // "Hello", "Push", ... ; "type 40" for others.
 std::string messageName(uint16_t type);
+
+// A job's token is at most this long (the launcher's are 32 hex digits). Until a peer has said Hello,
+// a server reads no frame longer than a Hello with such a token from it.
+inline constexpr uint32_t kMaxTokenBytes = 1024;
+inline constexpr uint64_t kMaxHelloPayload = 4 + kMaxTokenBytes + 4 + 4;
 
 enum class Role : uint32_t { Coordinator = 1, Worker = 2, ParameterServer = 3 };
 std::string roleName(Role role);  // "coordinator", "worker", "parameter server"

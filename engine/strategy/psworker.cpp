@@ -14,6 +14,7 @@
 #include "engine/strategy/psprotocol.h"
 #include "engine/strategy/shardconnections.h"
 #include "engine/strategy/storewire.h"
+#include "engine/util/durationtext.h"
 #include "engine/util/errors.h"
 
 namespace trainbench::engine {
@@ -67,7 +68,7 @@ public:
 
     PsWorkerSummary run() {
         const ps::JobLayout layout = join();
-        HeartbeatSender heartbeat(coordinator_, std::chrono::milliseconds(layout.heartbeat_ms));
+        HeartbeatSender heartbeat({&coordinator_}, std::chrono::milliseconds(layout.heartbeat_ms));
         buildModel(layout);
         const std::vector<HostPort> addresses = serverAddresses(layout);
         try {
@@ -80,6 +81,10 @@ public:
             std::to_string(servers_->size()) + " parameter servers");
         while (true) {
             framing::Frame f = nextMessage();
+            if (f.type == ps::kHeartbeat) {
+                ps::Heartbeat::decode(f);  // the coordinator is alive, it has no task for this worker yet
+                continue;
+            }
             if (f.type == ps::kShutdown) {
                 ps::Shutdown::decode(f);
                 say(name_ + ": the coordinator ended the job after " + std::to_string(summary_.steps) + " steps here");
@@ -87,7 +92,7 @@ public:
             }
             if (f.type != ps::kTask)
                 throw ProtocolError("unexpected " + ps::messageName(f.type) +
-                                    " message from the coordinator (a worker takes Task and Shutdown)");
+                                    " message from the coordinator (a worker takes Task, Heartbeat and Shutdown)");
             ps::Task task = ps::Task::decode(f);
             step(task);
         }
@@ -124,16 +129,22 @@ private:
         exampleSize_ = layout.channels * layout.height * layout.width;
     }
 
-    // The coordinator's next message, however long it takes (tasks come as the chief's input
-    // pipeline and the other workers allow).
+    // The coordinator's next message. Tasks come as the chief's input pipeline and the other
+    // workers allow; meanwhile the coordinator sends heartbeats, so silence for the timeout means
+    // it stopped, hung or was cut off.
     framing::Frame nextMessage() {
+        const std::string waiting = name_ + ", waiting for its next task" +
+                                    (summary_.steps ? " after step " + std::to_string(lastStep_) : std::string()) + ": ";
+        std::optional<framing::Frame> f;
         try {
-            while (true) {
-                if (std::optional<framing::Frame> f = coordinator_.tryReceive(std::chrono::seconds(1))) return std::move(*f);
-            }
+            f = coordinator_.tryReceive(config_.timeout);
         } catch (const ConnectionError& e) {
-            throw ConnectionError(name_ + ", waiting for its next task: " + e.what());
+            throw ConnectionError(waiting + e.what());
         }
+        if (!f)
+            throw ConnectionError(waiting + coordinator_.peer() + " sent nothing for " + secondsText(config_.timeout) +
+                                  " (stopped, hung or cut off)");
+        return std::move(*f);
     }
 
     void checkTask(const ps::Task& task) const {
@@ -173,6 +184,7 @@ private:
         }
         coordinator_.send(result.encode());
 
+        lastStep_ = task.step;
         ++summary_.steps;
         summary_.samples += task.rows;
         summary_.compute_seconds += result.compute_seconds;
@@ -219,6 +231,7 @@ private:
     Tensor gradLogits_;
     int64_t exampleSize_ = 1;
     bool threadsBound_ = false;
+    int64_t lastStep_ = 0;  // the last step this worker ran
     PsWorkerSummary summary_;
 };
 
@@ -228,7 +241,7 @@ PsWorkerSummary runParameterServerWorker(const PsWorkerConfig& config, const Log
     FramedClient coordinator(config.coordinatorHost, config.coordinatorPort,
                              "the coordinator at " + storewire::formatHostPort(config.coordinatorHost,
                                                                                 static_cast<uint16_t>(config.coordinatorPort)),
-                             config.connectTimeout);
+                             config.connectTimeout, config.timeout);
     try {
         return PsWorker(config, coordinator, log).run();
     } catch (const ConnectionError&) {

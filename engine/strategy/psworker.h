@@ -22,7 +22,9 @@ struct PsWorkerConfig {
     uint64_t seed = 0;   // initial parameters; the servers' values replace them at the first pull
     // How long the coordinator and the servers may take to start listening.
     std::chrono::milliseconds connectTimeout{30'000};
-    // A server silent this long during a pull or push is lost; also the wait for Welcome and JobLayout.
+    // strategy.timeout_s: a server silent this long during a pull or push (or taking none of its
+    // bytes) is lost, and so is the coordinator, between tasks too (it sends heartbeats); also the
+    // wait for Welcome and JobLayout.
     std::chrono::milliseconds timeout{30'000};
 };
 
@@ -36,7 +38,7 @@ struct PsWorkerSummary {
 };
 
 // Runs until the coordinator sends Shutdown, and returns what was done. Throws ConnectionError when
-// the coordinator goes away, or a parameter server fails (after telling the coordinator with
+// the coordinator goes away or falls silent for the timeout, or a parameter server fails (after telling the coordinator with
 // PsLost; the message names the server, its address and the step); ProtocolError for a malformed
 // message; ModelError when the model does not match the job's layout. For everything but a lost
 // connection the coordinator is told why with an Error message first. `log` (may be empty) gets a

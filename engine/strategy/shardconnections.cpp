@@ -44,7 +44,7 @@ ShardConnections::ShardConnections(const std::vector<HostPort>& servers, const s
         s.push.gradient.resize(static_cast<size_t>(ps::shardSize(s.shard)));
         onServer(s, [&] {
             s.client = std::make_unique<FramedClient>(servers[k].host, servers[k].port, peerName(s.index, s.address),
-                                                      connectTimeout);
+                                                      connectTimeout, timeout_);
             s.client->send(ps::Hello{token, ps::Role::Worker, worker}.encode());
         });
     }

@@ -29,7 +29,8 @@ public:
 class ShardConnections {
 public:
     // Connects to servers[k] (which holds shards[k]) as worker `worker`, retrying for `connectTimeout`
-    // while a server is not listening yet. A server silent for `timeout` in a pull or push is lost.
+    // while a server is not listening yet. A server that sends nothing, or takes none of a request's
+    // bytes, for `timeout` in a pull or push is lost.
     // Throws ParameterServerLost for the first server that cannot be reached or greeted.
     ShardConnections(const std::vector<HostPort>& servers, const std::vector<std::vector<ps::Span>>& shards,
                      const std::string& token, uint32_t worker, std::chrono::milliseconds connectTimeout,

@@ -49,14 +49,14 @@ struct Shared {
 // One client connection: requests and replies in turn, a timer for Hello and for Wait.
 class Session : public std::enable_shared_from_this<Session> {
 public:
-    Session(tcp::socket socket, Shared& shared)
-        : socket_(std::move(socket)), timer_(socket_.get_executor()), shared_(shared) {
-        error_code ec;
-        const tcp::endpoint ep = socket_.remote_endpoint(ec);
-        peer_ = ec ? std::string("an unknown peer") : formatHostPort(ep.address().to_string(), ep.port());
-    }
+    Session(tcp::socket socket, Shared& shared, PendingLimit::Ticket ticket)
+        : socket_(std::move(socket)), timer_(socket_.get_executor()), shared_(shared), peer_(peerAddress(socket_)),
+          ticket_(std::move(ticket)) {}
 
     void start() {
+        ticket_.onEvict([weak = weak_from_this()] {
+            if (auto self = weak.lock()) self->close();
+        });
         timer_.expires_after(shared_.config.helloTimeout);
         timer_.async_wait([self = shared_from_this()](error_code ec) {
             if (!ec && !self->authenticated_ && self->socket_.is_open())
@@ -137,6 +137,7 @@ private:
                 if (!sameToken(r.token, shared_.config.token))
                     return refuse("wrong job token: this process does not belong to the job this store serves", true);
                 authenticated_ = true;
+                ticket_.release();
                 timer_.cancel();
                 return reply(MessageType::Ok, {});
             case MessageType::Set:
@@ -218,6 +219,7 @@ private:
     asio::steady_timer timer_;
     Shared& shared_;
     std::string peer_;
+    PendingLimit::Ticket ticket_;  // its place among the connections waiting for their Hello
     std::array<uint8_t, kHeaderBytes> header_{};
     Header parsed_;
     std::vector<uint8_t> payload_;
@@ -233,6 +235,7 @@ private:
 
 struct StoreServer::Impl {
     Shared shared;  // outlives the io_context below, whose pending handlers hold sessions
+    std::optional<PendingLimit> pending;
     std::optional<asio::io_context> io;
     std::optional<tcp::acceptor> acceptor;
     std::thread thread;
@@ -241,8 +244,9 @@ struct StoreServer::Impl {
     std::optional<asio::steady_timer> backoff;
 
     void accept() {
-        acceptConnections(*acceptor, *backoff,
-                          [this](tcp::socket socket) { std::make_shared<Session>(std::move(socket), shared)->start(); });
+        acceptConnections(*acceptor, *backoff, *pending, [this](tcp::socket socket, PendingLimit::Ticket ticket) {
+            std::make_shared<Session>(std::move(socket), shared, std::move(ticket))->start();
+        });
     }
 };
 
@@ -260,6 +264,7 @@ StoreServer::StoreServer(StoreServerConfig config) : impl_(std::make_unique<Impl
     m.port = m.acceptor->local_endpoint().port();
     m.shared.where = formatHostPort(config.host, m.port);
     m.shared.config = std::move(config);
+    m.pending.emplace([&m](const std::string& line) { m.shared.config.report("rendezvous store " + m.shared.where + ": " + line); });
     m.accept();
     m.thread = std::thread([&m] {
         try {
@@ -284,7 +289,10 @@ void StoreServer::stop() {
 
 uint16_t StoreServer::port() const { return impl_->port; }
 std::string StoreServer::address() const { return impl_->shared.where; }
-int64_t StoreServer::rejectedConnections() const { return impl_->shared.rejected.load(); }
+int64_t StoreServer::rejectedConnections() const {
+    return impl_->shared.rejected.load() + impl_->pending->turnedAway();
+}
+int64_t StoreServer::pendingConnections() const { return static_cast<int64_t>(impl_->pending->pending()); }
 
 std::string StoreServer::randomToken() {
     std::random_device rd;

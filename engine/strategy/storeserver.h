@@ -38,7 +38,10 @@ public:
     void stop();
     uint16_t port() const;
     std::string address() const;  // host:port, as a StoreClient takes it
+    // Connections closed for a bad token, a missing Hello or a protocol error, or turned away
+    // because too many waited for their Hello (PendingLimit).
     int64_t rejectedConnections() const;
+    int64_t pendingConnections() const;  // connected, no Hello with the token yet
 
     // 128 random bits from the OS as 32 hex digits: a fresh token per job.
     static std::string randomToken();

@@ -1,7 +1,7 @@
 #pragma once
 // Shared by the parameter-server tests: a plain loopback socket that speaks frames (to send what
-// our own clients never would, and to play the coordinator for a worker), a listener, test data
-// and the message of the error a call throws.
+// our own clients never would, and to play the coordinator for a worker), a listener, a small
+// model, test data and the message of the error a call throws.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -16,9 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "engine/model/modelspec.h"
 #include "engine/strategy/framing.h"
 #include "engine/util/errors.h"
 #include "engine/util/rng.h"
+#include "tests/engine/loopbacksocket.h"
 
 namespace trainbench::engine::test {
 
@@ -32,15 +34,7 @@ public:
     FrameSocket& operator=(FrameSocket&&) = delete;
     ~FrameSocket() { close(); }
 
-    static FrameSocket connectTo(uint16_t port) {
-        const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-        sockaddr_in a{};
-        a.sin_family = AF_INET;
-        a.sin_port = htons(port);
-        ::inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
-        EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0) << std::strerror(errno);
-        return FrameSocket(fd);
-    }
+    static FrameSocket connectTo(uint16_t port) { return FrameSocket(connectToLoopback(port)); }
 
     void send(const std::string& bytes) {
         size_t done = 0;
@@ -88,11 +82,15 @@ private:
     bool closed_ = false;
 };
 
-// A listening socket on a free loopback port.
+// A listening socket on a free loopback port. `receiveBuffer` (bytes, 0: the kernel's default) is
+// the accepted connections' receive buffer: a small one makes a peer that does not read fill up fast.
 class Listener {
 public:
-    Listener() {
+    explicit Listener(int receiveBuffer = 0) {
         fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+        if (receiveBuffer > 0) {
+            EXPECT_EQ(::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &receiveBuffer, sizeof receiveBuffer), 0);
+        }
         sockaddr_in a{};
         a.sin_family = AF_INET;
         a.sin_port = 0;
@@ -122,6 +120,17 @@ private:
     int fd_;
     uint16_t port_ = 0;
 };
+
+// Flatten, a dense layer of `hidden` units, ReLU and a dense layer of `classes`: on 1x2x2 examples,
+// 5 x hidden + (hidden + 1) x classes parameters.
+inline ModelSpec denseModel(int hidden, int classes) {
+    LayerSpec flatten, dense, relu, out;
+    flatten.kind = LayerKind::Flatten;
+    dense.units = hidden;
+    relu.kind = LayerKind::ReLU;
+    out.units = classes;
+    return ModelSpec{"", {flatten, dense, relu, out}};
+}
 
 // n values in ±[0.1, 1): no zeros or tiny values, whose squares (Adam's v) would be denormal and
 // flushed on one thread but not another.

@@ -2,18 +2,22 @@
 // same optimizer run locally (also across a checkpoint and resume), staleness counts the updates
 // between a worker's pull and its push, and every kind of bad client (wrong token, no Hello,
 // malformed frames, wrong sizes, messages out of turn) is told why and closed while the others are
-// served; a connection that finds the server out of file descriptors is served once one is free.
-// The coordinator's Shutdown ends the server; its disappearance fails it.
+// served; a connection that finds the server out of file descriptors is served once one is free; a
+// flood of idle connections is capped and real peers still get in. The coordinator's Shutdown ends
+// the server; its disappearance, silence or absence fails it; a stop request ends its wait.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
 #include <sys/resource.h>
 
+#include <atomic>
 #include <cerrno>
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/optim/optimizer.h"
@@ -21,6 +25,7 @@
 #include "engine/strategy/parameterserver.h"
 #include "engine/strategy/psprotocol.h"
 #include "engine/util/errors.h"
+#include "idleflood.h"
 #include "pstestutil.h"
 
 namespace trainbench::engine {
@@ -71,18 +76,22 @@ private:
 };
 
 std::unique_ptr<ParameterServer> startServer(uint32_t index, const OptimizerConfig& optimizer, Reports* reports = nullptr,
-                                             std::chrono::milliseconds helloTimeout = 10s) {
+                                             std::chrono::milliseconds helloTimeout = 10s,
+                                             std::chrono::milliseconds timeout = 30s,
+                                             std::chrono::milliseconds connectTimeout = 60s) {
     ParameterServerConfig c;
     c.token = kJobToken;
     c.index = index;
     c.optimizer = optimizer;
     c.helloTimeout = helloTimeout;
+    c.timeout = timeout;
+    c.connectTimeout = connectTimeout;
     c.report = reports ? reports->sink() : [](const std::string&) {};
     return std::make_unique<ParameterServer>(std::move(c));
 }
 
 std::unique_ptr<FramedClient> dial(const ParameterServer& server) {
-    return std::make_unique<FramedClient>("127.0.0.1", server.port(), "parameter server", 5s);
+    return std::make_unique<FramedClient>("127.0.0.1", server.port(), "parameter server", 5s, 5s);
 }
 
 // A connection that said Hello as `role` and was welcomed.
@@ -457,5 +466,82 @@ TEST(ParameterServer, ListeningOnATakenPortFailsNamingIt) {
     EXPECT_NE(why.find("cannot listen on 127.0.0.1:" + std::to_string(first->port())), std::string::npos) << why;
 }
 
+// waitUntilDone() on another thread: its result, or what it threw. endsWithin() stops the server
+// when the wait outlives `limit`, so that a test of a build that waits forever fails rather than hangs.
+struct Wait {
+    std::future<bool> result;
+    bool endsWithin(std::chrono::milliseconds limit, ParameterServer& server) {
+        if (result.wait_for(limit) == std::future_status::ready) return true;
+        server.stop();  // what ends it on a build that waits forever
+        return false;
+    }
+};
+Wait waitInBackground(ParameterServer& server, const std::atomic<bool>* stop = nullptr) {
+    return Wait{std::async(std::launch::async, [&server, stop] { return server.waitUntilDone(stop); })};
+}
+
+// A coordinator that stops (SIGSTOP, a frozen host) keeps its connection open and says nothing:
+// after the timeout the server gives up on it, naming it, instead of serving a job that is gone.
+TEST(ParameterServer, ACoordinatorThatFallsSilentFailsTheServerAfterTheTimeout) {
+    auto server = startServer(0, adam(), nullptr, 10s, 500ms);
+    auto coordinator = connectAs(*server, ps::Role::Coordinator);
+    EXPECT_EQ(request<ps::InitDone>(*coordinator, initOf(0, testValues(kShardSize, 1)).encode()).version, 0u);
+    Wait wait = waitInBackground(*server);
+    ASSERT_TRUE(wait.endsWithin(10s, *server)) << "still serving 10 s after the coordinator fell silent (timeout 500 ms)";
+    const std::string why = errorOf<ConnectionError>([&] { wait.result.get(); });
+    EXPECT_NE(why.find("parameter server 0 at 127.0.0.1:" + std::to_string(server->port()) +
+                       ": the coordinator (127.0.0.1:"),
+              std::string::npos)
+        << why;
+    EXPECT_NE(why.find(") sent nothing for 0.5 s (stopped, hung or cut off)"), std::string::npos) << why;
+}
+
+// Between its requests the coordinator sends heartbeats: the server serves on, however long the job.
+TEST(ParameterServer, HeartbeatsKeepAnIdleCoordinatorsJobGoing) {
+    auto server = startServer(0, adam(), nullptr, 10s, 1s);
+    auto coordinator = connectAs(*server, ps::Role::Coordinator);
+    Wait wait = waitInBackground(*server);
+    for (int i = 0; i < 30; ++i) {  // three timeouts
+        coordinator->send(ps::Heartbeat{}.encode());
+        std::this_thread::sleep_for(100ms);
+    }
+    EXPECT_EQ(wait.result.wait_for(0ms), std::future_status::timeout) << "the server gave up on a live coordinator";
+    coordinator->send(ps::Shutdown{}.encode());
+    ASSERT_TRUE(wait.endsWithin(10s, *server));
+    EXPECT_TRUE(wait.result.get());
+}
+
+TEST(ParameterServer, NoCoordinatorWithinTheConnectTimeoutFailsTheServer) {
+    auto server = startServer(0, adam(), nullptr, 10s, 30s, 200ms);
+    auto worker = connectAs(*server, ps::Role::Worker, 0);  // workers are no coordinator
+    Wait wait = waitInBackground(*server);
+    ASSERT_TRUE(wait.endsWithin(10s, *server));
+    const std::string why = errorOf<ConnectionError>([&] { wait.result.get(); });
+    EXPECT_NE(why.find(": no coordinator connected within 0.2 s"), std::string::npos) << why;
+}
+
+TEST(ParameterServer, AStopRequestEndsTheWait) {
+    auto s = initialized(adam(), testValues(kShardSize, 1));
+    std::atomic<bool> stop{false};
+    Wait wait = waitInBackground(*s.server, &stop);
+    stop = true;
+    ASSERT_TRUE(wait.endsWithin(10s, *s.server));
+    EXPECT_FALSE(wait.result.get());
+}
+
+// More idle connections than PendingLimit allows: the ones over the cap are closed at once and
+// counted, a real worker still says Hello and pulls, and the places are free once the flood is gone.
+TEST(ParameterServer, AFloodOfIdleConnectionsIsCappedAndRealPeersStillGetIn) {
+    auto s = initialized(adam(), testValues(kShardSize, 1));
+    ParameterServer& server = *s.server;
+    test::expectIdleFloodIsCapped(server.port(),
+                                  {[&] { return server.pendingConnections(); }, [&] { return server.rejectedConnections(); }},
+                                  [&] {
+                                      auto worker = connectAs(server, ps::Role::Worker, 0);
+                                      EXPECT_EQ(request<ps::Params>(*worker, ps::Pull{1}.encode()).values.size(), kShardSize);
+                                  });
+}
+
 }  // namespace
+
 }  // namespace trainbench::engine

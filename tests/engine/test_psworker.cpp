@@ -1,12 +1,15 @@
 // A parameter_server worker against real parameter servers and a coordinator played by the test:
 // a step's loss and the servers' values after its push are exactly those of the same step computed
 // locally (with one and two servers); it keeps the coordinator posted with heartbeats; a server
-// that fails is reported with PsLost and ends the worker; a model or a task that does not fit the
-// job is refused with the reason; Shutdown ends it.
+// that fails, or stops reading a push, is reported with PsLost and ends the worker within the
+// timeout; a coordinator that falls silent ends it, one that sends heartbeats keeps it waiting; a
+// model or a task that does not fit the job is refused with the reason; Shutdown ends it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
+#include <future>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -19,6 +22,7 @@
 #include "engine/strategy/parameterserver.h"
 #include "engine/strategy/psprotocol.h"
 #include "engine/strategy/psworker.h"
+#include "engine/strategy/shardconnections.h"
 #include "engine/util/errors.h"
 #include "pstestutil.h"
 
@@ -35,14 +39,7 @@ const Dims kShape{1, 2, 2};
 constexpr int64_t kClasses = 3;
 constexpr int64_t kRows = 8;
 
-ModelSpec tinyModel() {
-    LayerSpec flatten, hidden, relu, out;
-    flatten.kind = LayerKind::Flatten;
-    hidden.units = 6;
-    relu.kind = LayerKind::ReLU;
-    out.units = static_cast<int>(kClasses);
-    return ModelSpec{"", {flatten, hidden, relu, out}};
-}
+ModelSpec tinyModel() { return test::denseModel(6, static_cast<int>(kClasses)); }
 
 OptimizerConfig adam() {
     OptimizerConfig c;
@@ -82,7 +79,7 @@ public:
             c.optimizer = adam();
             c.report = [](const std::string&) {};
             servers_.push_back(std::make_unique<ParameterServer>(c));
-            links_.push_back(std::make_unique<FramedClient>("127.0.0.1", servers_.back()->port(), "server", 5s));
+            links_.push_back(std::make_unique<FramedClient>("127.0.0.1", servers_.back()->port(), "server", 5s, 5s));
             links_.back()->send(ps::Hello{kJobToken, ps::Role::Coordinator, 0}.encode());
             ps::Welcome::decode(links_.back()->receive(5s));
             ps::Init init;
@@ -145,25 +142,29 @@ private:
 // runParameterServerWorker on a thread of its own.
 class WorkerThread {
 public:
-    explicit WorkerThread(uint16_t coordinatorPort) {
+    explicit WorkerThread(uint16_t coordinatorPort, std::chrono::milliseconds timeout = 5s,
+                          const ModelSpec& model = tinyModel()) {
         PsWorkerConfig c;
         c.coordinatorPort = coordinatorPort;
         c.token = kJobToken;
-        c.model = tinyModel();
+        c.model = model;
         c.seed = 99;  // other initial values than the servers': the first pull must replace them
         c.connectTimeout = 5s;
-        c.timeout = 5s;
+        c.timeout = timeout;
         thread_ = std::thread([this, c] {
             try {
                 summary_ = runParameterServerWorker(c, {});
             } catch (...) {
                 error_ = std::current_exception();
             }
+            done_.set_value();
         });
     }
     ~WorkerThread() {
         if (thread_.joinable()) thread_.join();
     }
+    // Whether the worker has ended within `limit`.
+    bool endsWithin(std::chrono::milliseconds limit) { return ended_.wait_for(limit) == std::future_status::ready; }
     // Waits for the worker to end: its summary, or what it threw.
     PsWorkerSummary result() {
         thread_.join();
@@ -172,6 +173,8 @@ public:
     }
 
 private:
+    std::promise<void> done_;
+    std::future<void> ended_ = done_.get_future();
     std::thread thread_;
     PsWorkerSummary summary_;
     std::exception_ptr error_;
@@ -188,9 +191,10 @@ void admit(FrameSocket& coordinator, const ps::JobLayout& layout) {
     coordinator.send(layout.encode());
 }
 
-// The worker's next message other than a heartbeat.
-framing::Frame nextMessage(FrameSocket& coordinator, int* heartbeats = nullptr) {
-    while (true) {
+// The worker's next message other than a heartbeat, if it comes within `limit`.
+framing::Frame nextMessage(FrameSocket& coordinator, int* heartbeats = nullptr, std::chrono::milliseconds limit = 30s) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
         std::optional<framing::Frame> f = coordinator.receive();
         if (!f) {
             ADD_FAILURE() << (coordinator.closed() ? "the worker closed the connection" : "the worker fell silent");
@@ -199,6 +203,8 @@ framing::Frame nextMessage(FrameSocket& coordinator, int* heartbeats = nullptr) 
         if (f->type != ps::kHeartbeat) return std::move(*f);
         if (heartbeats) ++*heartbeats;
     }
+    ADD_FAILURE() << "only heartbeats for " << limit.count() << " ms";
+    return framing::Frame{};
 }
 
 TEST(PsWorker, StepsPullComputeAndPushExactlyLikeALocalStep) {
@@ -315,6 +321,95 @@ TEST(PsWorker, ATaskWithALabelOutsideTheClassesIsRefused) {
               "worker 0: Task message for step 1: label 3 of row 3 is outside [0, 3)");
     EXPECT_THROW(worker.result(), ProtocolError);
     EXPECT_EQ(job.server(0).updatesApplied(), 0);
+}
+
+// A coordinator that stops (SIGSTOP, a frozen host) sends nothing more, not even heartbeats: the
+// worker waiting for its next task gives up after its timeout rather than wait forever.
+TEST(PsWorker, ACoordinatorThatFallsSilentEndsTheWorkerAfterTheTimeout) {
+    Job job(1);
+    test::Listener listener;
+    WorkerThread worker(listener.port(), 500ms);
+    FrameSocket coordinator = listener.accept();
+    admit(coordinator, job.layout());
+    coordinator.send(task(1).encode());
+    EXPECT_EQ(ps::Result::decode(nextMessage(coordinator)).step, 1);
+    const auto silentFrom = std::chrono::steady_clock::now();
+    if (!worker.endsWithin(10s)) {
+        coordinator.close();  // what ends it on a build that waits forever
+        ADD_FAILURE() << "the worker still waits 10 s after its coordinator fell silent (timeout 500 ms)";
+    }
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - silentFrom).count();
+    const std::string why = errorOf<ConnectionError>([&] { worker.result(); });
+    EXPECT_EQ(why, "worker 0, waiting for its next task after step 1: the coordinator at 127.0.0.1:" +
+                       std::to_string(listener.port()) + " sent nothing for 0.5 s (stopped, hung or cut off)");
+    EXPECT_GE(took, 0.4) << "not before the timeout";
+}
+
+// A coordinator with no task for a while says it is alive: the worker keeps waiting past its
+// timeout, and takes the task when it comes.
+TEST(PsWorker, HeartbeatsFromTheCoordinatorKeepAWaitingWorker) {
+    Job job(1);
+    test::Listener listener;
+    WorkerThread worker(listener.port(), 1s);
+    FrameSocket coordinator = listener.accept();
+    admit(coordinator, job.layout());
+    // Three timeouts of heartbeats and nothing else: what a coordinator sends while it evaluates.
+    for (int i = 0; i < 30; ++i) {
+        coordinator.send(ps::Heartbeat{}.encode());
+        std::this_thread::sleep_for(100ms);
+    }
+    coordinator.send(task(1).encode());
+    EXPECT_EQ(ps::Result::decode(nextMessage(coordinator)).step, 1);
+    coordinator.send(ps::Shutdown{}.encode());
+    EXPECT_EQ(worker.result().steps, 1);
+}
+
+// A parameter server that stops reading (SIGSTOP) while a worker pushes a gradient larger than the
+// sockets' buffers: the push makes no progress, and the worker, whose heartbeats would otherwise
+// tell the coordinator all is well, fails within its timeout and reports the server with PsLost.
+TEST(PsWorker, APushTheServerStopsReadingFailsTheWorkerWithinTheTimeout) {
+    constexpr int kHidden = 500'000;  // 4 M parameters: a 16 MB push, four times the send buffer's most
+    const ModelSpec model = test::denseModel(kHidden, static_cast<int>(kClasses));
+    const int64_t params = 5 * int64_t{kHidden} + (kHidden + 1) * kClasses;
+    test::Listener server(4096);  // the stopped server's receive buffer fills at once
+    test::Listener listener;
+    ps::JobLayout layout;
+    layout.channels = kShape[0], layout.height = kShape[1], layout.width = kShape[2], layout.classes = kClasses;
+    layout.param_count = params;
+    layout.heartbeat_ms = 10;
+    layout.servers = {"127.0.0.1:" + std::to_string(server.port())};
+    layout.shards = {{{0, params}}};
+    WorkerThread worker(listener.port(), 1s, model);
+    FrameSocket coordinator = listener.accept();
+    admit(coordinator, layout);
+    FrameSocket ps0 = server.accept();
+    const auto hello = ps0.receive();
+    ASSERT_TRUE(hello);
+    EXPECT_EQ(ps::Hello::decode(*hello).role, ps::Role::Worker);
+    ps0.send(ps::Welcome{ps::Role::ParameterServer, 0}.encode());
+    coordinator.send(task(1).encode());
+    const auto pull = ps0.receive();
+    ASSERT_TRUE(pull);
+    EXPECT_EQ(pull->type, ps::kPull);
+    const std::vector<float> values(static_cast<size_t>(params), 0.5f);
+    ps0.send(ps::Params::encode(0, values.data(), values.size()));
+    // Now the server stops: it reads no more. The worker computes and pushes.
+    const auto stoppedAt = std::chrono::steady_clock::now();
+    const framing::Frame report = nextMessage(coordinator, nullptr, 10s);
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - stoppedAt).count();
+    ps0.close();  // what ends the worker on a build whose push waits forever
+    ASSERT_EQ(report.type, ps::kPsLost) << "no PsLost within 10 s of the server's stop (timeout 1 s)";
+    const ps::PsLost lost = ps::PsLost::decode(report);
+    EXPECT_EQ(lost.server, 0u);
+    EXPECT_EQ(lost.step, 1);
+    EXPECT_NE(lost.message.find("parameter server 0 at 127.0.0.1:" + std::to_string(server.port()) +
+                                ": took no bytes for 1000 ms ("),
+              std::string::npos)
+        << lost.message;
+    EXPECT_NE(lost.message.find("bytes of a Push message sent): it has stopped reading"), std::string::npos)
+        << lost.message;
+    EXPECT_LT(took, 6.0) << "the timeout is 1 s";
+    EXPECT_THROW(worker.result(), ParameterServerLost);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // The rendezvous store of multi_worker jobs: its wire format, the server (token check, caps,
-// malformed messages closing only their own connection) and the client Gloo uses (set, get, wait,
-// timeouts that name the keys and the store's host:port).
+// malformed messages closing only their own connection, a flood of idle connections capped) and
+// the client Gloo uses (set, get, wait, timeouts that name the keys and the store's host:port).
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -18,6 +18,7 @@
 #include "engine/strategy/storeserver.h"
 #include "engine/strategy/storewire.h"
 #include "engine/util/errors.h"
+#include "idleflood.h"
 
 namespace trainbench::engine {
 namespace {
@@ -301,6 +302,18 @@ TEST_F(RendezvousStoreTest, AConnectionThatNeverSaysHelloIsClosed) {
     EXPECT_NE(reports()[0].find("no Hello with the job token within 200 ms"), std::string::npos) << reports()[0];
     StoreClient c = client();  // and the next one is served
     c.set("k", {});
+}
+
+// More idle connections than PendingLimit allows: the ones over the cap are closed at once and
+// counted, a rank still joins and sets a key, and the places are free once the flood is gone.
+TEST_F(RendezvousStoreTest, AFloodOfIdleConnectionsIsCappedAndRealPeersStillGetIn) {
+    test::expectIdleFloodIsCapped(
+        server_->port(), {[&] { return server_->pendingConnections(); }, [&] { return server_->rejectedConnections(); }},
+        [&] {
+            StoreClient c = client();
+            c.set("rank0", {'x'});
+            EXPECT_EQ(c.get("rank0"), std::vector<char>{'x'});
+        });
 }
 
 TEST_F(RendezvousStoreTest, StoppingTheServerWakesAWaitingClient) {

@@ -1,18 +1,28 @@
 // parameter_server end to end: `trainbench-cli run` starts a chief (the coordinator), workers and
 // parameter servers as real processes on loopback. With one worker the job is one device's run
 // step for step; with several it converges with stale gradients, which it records; a lost worker's
-// step goes to another worker; a lost parameter server fails the job at once, naming it, and a
-// restart resumes from the checkpoint.
+// step goes to another worker, and a stopped one (SIGSTOP) is ended; a lost parameter server fails
+// the job at once, naming it, and a restart resumes from the checkpoint; a stopped chief or
+// parameter server fails it within 3 x strategy.timeout_s, naming it, leaving nothing behind; tasks
+// started by hand give up on a stopped chief on their own.
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "profiler/store/runstore.h"
 #include "profiler/store/storeerror.h"
@@ -20,7 +30,10 @@
 #include "tests/integration/multiworkerjob.h"
 
 using namespace trainbench;
+using trainbench::testing::becomesTrue;
 using trainbench::testing::CliProcess;
+using trainbench::testing::Launch;
+using trainbench::testing::LongJob;
 using trainbench::testing::runCli;
 using trainbench::testing::stepsOf;
 using trainbench::testing::TempDir;
@@ -47,6 +60,24 @@ pid_t taskOnceTrained(const std::string& db, const std::string& name, const std:
                       const std::string& type, int index, size_t minSteps) {
     return trainbench::testing::taskOnceTrained(db, name, experiment, type, index, minSteps,
                                                 std::chrono::milliseconds(50));
+}
+
+// Ports free on 127.0.0.1 now (held together so that they differ).
+std::vector<int> freeLoopbackPorts(int n) {
+    std::vector<int> fds, ports;
+    for (int i = 0; i < n; ++i) {
+        const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t len = sizeof a;
+        EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+        EXPECT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len), 0);
+        fds.push_back(fd);
+        ports.push_back(ntohs(a.sin_port));
+    }
+    for (int fd : fds) ::close(fd);
+    return ports;
 }
 
 const std::string kTwoWorkers =
@@ -211,14 +242,57 @@ TEST(CliParameterServer, AHungWorkerIsReplacedAfterTheTimeout) {
     const pid_t worker = taskOnceTrained(db, "hung", x, "worker", 0, 50);
     ASSERT_GT(worker, 0) << "no worker process found";
     ::kill(worker, SIGSTOP);
-    const auto result = job.wait();  // the launcher ends the stopped worker once the chief is done
+    const auto result = job.wait();  // the launcher ends the stopped worker
+    ::kill(worker, SIGKILL);         // should it have been left
     ASSERT_EQ(result.exitCode, 0) << result.err;
+    EXPECT_TRUE(trainbench::testing::taskProcesses(x).empty()) << "a task of the job is left running";
     const auto row = runOf(db, "hung");
     ASSERT_TRUE(row);
     EXPECT_EQ(row->status, profiler::RunStatus::Completed);
     EXPECT_EQ(stepsOf(db, "hung").size(), 400u);
     const auto a = attributesOf(db, *row);
     EXPECT_EQ(a.at("ps.lost_workers"), "1");
+}
+
+// The launcher does not keep a stopped worker until the job ends: stopped for strategy.timeout_s,
+// it is ended and named with its address, and the job goes on with the other worker.
+TEST(CliParameterServer, AStoppedWorkerIsEndedWhileTheJobGoesOn) {
+    TempDir tmp;
+    LongJob job(tmp, "stopped-worker", kTwoWorkers + ", \"timeout_s\": 2", /*quiet=*/false);
+    const pid_t worker = taskOnceTrained(job.db, job.name, job.experiment, "worker", 0, 20);
+    ASSERT_GT(worker, 0) << "no worker process found";
+    const auto stoppedAt = std::chrono::steady_clock::now();
+    ::kill(worker, SIGSTOP);
+    const std::string ended = "parameter_server job: worker 0 (pid " + std::to_string(worker) + ", 127.0.0.1:";
+    const bool named = trainbench::testing::becomesTrue(
+        [&] { return job.process.currentErr().find(ended) != std::string::npos; }, std::chrono::seconds(30));
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - stoppedAt).count();
+    const size_t stepsThen = stepsOf(job.db, job.name).size();
+    const bool goesOn = trainbench::testing::becomesTrue(
+        [&] { return stepsOf(job.db, job.name).size() >= stepsThen + 50; }, std::chrono::seconds(30));
+    job.process.signal(SIGINT);  // the user stops the job
+    const auto result = job.process.waitFor(std::chrono::seconds(60));
+    ::kill(worker, SIGKILL);  // should the launcher have left it
+    ASSERT_TRUE(named) << "the stopped worker was not ended within 30 s: " << job.process.currentErr();
+    std::printf("[ measured ] parameter_server, worker stopped: ended %.2f s later, the job went on (timeout_s 2)\n", took);
+    EXPECT_LT(took, 6.0) << "3 x timeout_s";
+    EXPECT_TRUE(goesOn) << "the other worker trained on";
+    const std::string& err = job.process.currentErr();
+    EXPECT_NE(err.find(") was stopped (SIGSTOP or a debugger) for "), std::string::npos) << err;
+    EXPECT_NE(err.find("; its steps go to the other workers"), std::string::npos) << err;
+    ASSERT_TRUE(result) << "the job did not stop within 60 s";
+    EXPECT_EQ(result->exitCode, 130) << result->err;
+    EXPECT_TRUE(trainbench::testing::taskProcesses(job.experiment).empty()) << "a task of the job is left running";
+}
+
+// A chief or a parameter server that stops (SIGSTOP: a frozen host, a debugger) makes no progress
+// and says nothing more; the job cannot go on without it. Within 3 x strategy.timeout_s the job
+// fails naming the stopped task (pid, address), the run is recorded failed with the step, and no
+// process of the job is left.
+TEST(CliParameterServer, AStoppedChiefOrServerFailsTheJobWithinThreeTimeouts) {
+    using trainbench::testing::expectAStoppedTaskFailsTheJob;
+    expectAStoppedTaskFailsTheJob("parameter_server", kTwoWorkers, "chief", "the chief (pid ", 20, 3);
+    expectAStoppedTaskFailsTheJob("parameter_server", kTwoWorkers, "ps", "parameter server 0 (pid ", 20, 3);
 }
 
 // A parameter server killed mid-run: the variables it held are gone, so the job fails at once with
@@ -269,4 +343,50 @@ TEST(CliParameterServer, ALostServerFailsFastAndARestartResumes) {
         EXPECT_EQ(resumedFrom % 25, 0);
         EXPECT_GE(resumedFrom, 50) << "killed after step 60: at most one interval is lost";
     }
+}
+
+// Tasks started by hand, as on a cluster, with no launcher to end them: when the chief stops
+// (SIGSTOP), the worker and the parameter server give up on it after strategy.timeout_s on their
+// own, naming it, where they used to wait for it forever.
+TEST(CliParameterServer, TasksStartedByHandGiveUpOnAStoppedChief) {
+    TempDir tmp;
+    const std::string db = (tmp.path / "runs.db").string();
+    const std::string x = writeExperiment(tmp.path, "by-hand", 64, 100000,
+                                          "\"type\": \"parameter_server\", \"replicas\": 1, \"timeout_s\": 2");
+    const std::vector<int> ports = freeLoopbackPorts(3);
+    const std::string chiefAddress = "127.0.0.1:" + std::to_string(ports[0]);
+    auto start = [&](const std::string& type) {
+        const std::string tfConfig = R"({"cluster": {"chief": [")" + chiefAddress + R"("], "worker": ["127.0.0.1:)" +
+                                     std::to_string(ports[1]) + R"("], "ps": ["127.0.0.1:)" + std::to_string(ports[2]) +
+                                     R"("]}, "task": {"type": ")" + type + R"(", "index": 0}})";
+        return std::make_unique<CliProcess>(
+            std::vector<std::string>{"worker", x, "--db", db, "-q", "--set", "data.train_limit=6400"}, tmp.path,
+            Launch{{}, {"TF_CONFIG=" + tfConfig, "TRAINBENCH_JOB_TOKEN=by-hand-" + std::to_string(::getpid())}});
+    };
+    auto chief = start("chief");
+    auto worker = start("worker");
+    auto server = start("ps");
+    ASSERT_TRUE(becomesTrue([&] { return stepsOf(db, "by-hand").size() >= 20; }, std::chrono::seconds(60)))
+        << "the job did not train: " << chief->currentErr() << worker->currentErr() << server->currentErr();
+    chief->signal(SIGSTOP);
+    const auto stoppedAt = std::chrono::steady_clock::now();
+    const auto w = worker->waitFor(std::chrono::seconds(20));
+    const double workerTook = std::chrono::duration<double>(std::chrono::steady_clock::now() - stoppedAt).count();
+    const auto s = server->waitFor(std::chrono::seconds(20));
+    const double serverTook = std::chrono::duration<double>(std::chrono::steady_clock::now() - stoppedAt).count();
+    chief->signal(SIGKILL);  // and the rest, should they still run, when their CliProcess goes
+    ASSERT_TRUE(w) << "the worker still waits 20 s after its chief stopped (timeout_s 2)";
+    ASSERT_TRUE(s) << "the parameter server still waits 20 s after its chief stopped (timeout_s 2)";
+    std::printf("[ measured ] parameter_server by hand, chief stopped: the worker gave up %.2f s later, the server "
+                "%.2f s later (timeout_s 2)\n",
+                workerTook, serverTook);
+    EXPECT_EQ(w->exitCode, 1) << w->err;
+    EXPECT_NE(w->err.find("the coordinator at " + chiefAddress + " sent nothing for 2 s (stopped, hung or cut off)"),
+              std::string::npos)
+        << w->err;
+    EXPECT_EQ(s->exitCode, 1) << s->err;
+    EXPECT_NE(s->err.find(": the coordinator (127.0.0.1:"), std::string::npos) << s->err;
+    EXPECT_NE(s->err.find(") sent nothing for 2 s (stopped, hung or cut off)"), std::string::npos) << s->err;
+    EXPECT_LT(workerTook, 6.0) << "3 x timeout_s";
+    EXPECT_LT(serverTook, 6.0) << "3 x timeout_s";
 }

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -83,6 +84,21 @@ public:
     }
     CliResult wait() {
         if (!waited_) wait4(pid_, &status_, 0, &usage_);
+        return ended();
+    }
+    // As wait(), but nothing if the process still runs after `limit` (it is left running).
+    std::optional<CliResult> waitFor(std::chrono::milliseconds limit) {
+        const auto end = std::chrono::steady_clock::now() + limit;
+        while (!finished()) {
+            if (std::chrono::steady_clock::now() >= end) return std::nullopt;
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        return ended();
+    }
+    std::string currentErr() const { return readAll(errPath_); }
+
+private:
+    CliResult ended() {
         waited_ = true;
         const int status = status_;
         const rusage& usage = usage_;
@@ -94,9 +110,6 @@ public:
         r.err = readAll(errPath_);
         return r;
     }
-    std::string currentErr() const { return readAll(errPath_); }
-
-private:
     static int& counter() { static int c = 0; return c; }
     std::filesystem::path dir_, outPath_, errPath_;
     pid_t pid_ = -1;

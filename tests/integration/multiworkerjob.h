@@ -1,22 +1,30 @@
 #pragma once
 // What the multi-process integration tests share: a small MLP experiment on Fashion-MNIST with a
-// step limit, the steps a run committed, how far a job's loss curve is from a reference run's, and
-// the process of one task of a running job.
+// step limit, the steps a run committed, how far a job's loss curve is from a reference run's, the
+// processes of a running job's tasks, a long job in the background, and what becomes of a job when
+// one of its tasks is stopped (SIGSTOP).
+#include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/types.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "profiler/store/runstore.h"
 #include "profiler/store/storeerror.h"
+#include "tests/engine/becomestrue.h"
+#include "tests/integration/clirunner.h"
 
 namespace trainbench::testing {
 
@@ -56,6 +64,27 @@ inline double worstRelativeLossDifference(const std::vector<engine::StepRecord>&
     return worst;
 }
 
+// The task processes of the job training `experiment` (`trainbench-cli worker <experiment> ...`)
+// that run now, with their environment (where TF_CONFIG names the task).
+struct TaskProcess {
+    pid_t pid;
+    std::string environment;
+};
+inline std::vector<TaskProcess> taskProcesses(const std::string& experiment) {
+    std::vector<TaskProcess> out;
+    const std::string args = std::string("worker") + '\0' + experiment + '\0';
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+        const std::string pid = entry.path().filename().string();
+        if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream cmd(entry.path() / "cmdline");
+        const std::string cl((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
+        if (cl.find(args) == std::string::npos) continue;
+        std::ifstream env(entry.path() / "environ");
+        out.push_back({std::stoi(pid), std::string((std::istreambuf_iterator<char>(env)), std::istreambuf_iterator<char>())});
+    }
+    return out;
+}
+
 // The process of the job training `experiment` whose TF_CONFIG names the task `type` `index`
 // (worker 0 of a multi_worker job is rank 1), once the run has committed `minSteps` steps; -1 if
 // that does not happen within a minute.
@@ -66,16 +95,100 @@ inline pid_t taskOnceTrained(const std::string& db, const std::string& name, con
     while (std::chrono::steady_clock::now() < deadline) {
         std::this_thread::sleep_for(poll);
         if (stepsOf(db, name).size() < minSteps) continue;
-        for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-            std::ifstream env(entry.path() / "environ");
-            const std::string all((std::istreambuf_iterator<char>(env)), std::istreambuf_iterator<char>());
-            if (all.find(task) == std::string::npos) continue;
-            std::ifstream cmd(entry.path() / "cmdline");
-            const std::string cl((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
-            if (cl.find(experiment) != std::string::npos) return std::stoi(entry.path().filename().string());
-        }
+        for (const TaskProcess& p : taskProcesses(experiment))
+            if (p.environment.find(task) != std::string::npos) return p.pid;
     }
     return -1;
+}
+
+// A job that would train for long (epochs of 100 steps, 100,000 steps), running in the background;
+// `strategy` is the body of its strategy object. `quiet`: run with -q (no progress, no notes).
+struct LongJob {
+    std::string name, db, experiment;
+    CliProcess process;
+    LongJob(const TempDir& tmp, const std::string& jobName, const std::string& strategy, bool quiet = true)
+        : name(jobName),
+          db((tmp.path / "runs.db").string()),
+          experiment(writeExperiment(tmp.path, jobName, 64, 100000, strategy)),
+          process(arguments(experiment, db, quiet), tmp.path) {}
+
+private:
+    static std::vector<std::string> arguments(const std::string& experiment, const std::string& db, bool quiet) {
+        std::vector<std::string> a = {"run", experiment, "--db", db, "--set", "data.train_limit=6400"};
+        if (quiet) a.push_back("-q");
+        return a;
+    }
+};
+
+
+
+// What became of a job after one of its tasks was stopped with SIGSTOP (a frozen host, a debugger).
+struct StoppedJob {
+    pid_t pid = -1;                   // the stopped task's; -1 if it was not found
+    double seconds = 0;               // from the SIGSTOP until the launcher exited (or gave up waiting)
+    std::optional<CliResult> result;  // the launcher's; nothing if it still ran at the limit
+    std::vector<pid_t> leftBehind;    // task processes of the job still there once the launcher had ended
+    bool stoppedTaskGone = false;     // the stopped process no longer exists then
+};
+
+// Stops task `type` `index` of `job` once its run has `minSteps` steps, and waits up to `limit` for
+// the launcher to exit. Whatever happens, nothing of the job outlives this: the launcher, if it
+// still runs, and any task left are killed here (SIGKILL ends a stopped process too).
+inline StoppedJob stopTaskOfJob(LongJob& job, const std::string& type, int index, size_t minSteps,
+                                std::chrono::seconds limit) {
+    StoppedJob out;
+    out.pid = taskOnceTrained(job.db, job.name, job.experiment, type, index, minSteps, std::chrono::milliseconds(50));
+    if (out.pid <= 0) return out;
+    const auto stoppedAt = std::chrono::steady_clock::now();
+    ::kill(out.pid, SIGSTOP);
+    out.result = job.process.waitFor(limit);
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - stoppedAt).count();
+    if (!out.result) {
+        job.process.signal(SIGKILL);
+        job.process.wait();
+    }
+    for (const TaskProcess& p : taskProcesses(job.experiment)) {
+        out.leftBehind.push_back(p.pid);
+        ::kill(p.pid, SIGKILL);
+    }
+    if (std::find(out.leftBehind.begin(), out.leftBehind.end(), out.pid) == out.leftBehind.end())
+        out.stoppedTaskGone = ::kill(out.pid, 0) == -1 && errno == ESRCH;
+    ::kill(out.pid, SIGKILL);
+    return out;
+}
+
+// What a task that stops mid-run (SIGSTOP: a frozen host, a debugger) must do to a job of `kind`
+// ("multi_worker", "parameter_server") whose strategy object's body is `strategy`: task `type` 0 is
+// stopped after `minSteps`
+// steps of a long job with strategy.timeout_s `timeoutS` and no restarts; the job fails within 3 x
+// timeout_s; the launcher's message and the run's (recorded failed, with its step) name the task
+// as `named` ("the chief (pid ") followed by its pid and address; no process of the job is left.
+// Prints how long the job took to fail, the figure docs/reliability.md quotes.
+inline void expectAStoppedTaskFailsTheJob(const std::string& kind, const std::string& strategy, const std::string& type,
+                                          const std::string& named, size_t minSteps, int timeoutS) {
+    SCOPED_TRACE("stopped: " + type);
+    TempDir tmp;
+    LongJob job(tmp, "stopped-" + type,
+                strategy + ", \"timeout_s\": " + std::to_string(timeoutS) + ", \"max_restarts\": 0");
+    const StoppedJob s = stopTaskOfJob(job, type, 0, minSteps, std::chrono::seconds(60));
+    ASSERT_GT(s.pid, 0) << "no " << type << " process found";
+    ASSERT_TRUE(s.result) << "the job still ran 60 s after its " << type << " stopped";
+    std::printf("[ measured ] %s, %s stopped: the job failed %.2f s later (timeout_s %d)\n", kind.c_str(), type.c_str(),
+                s.seconds, timeoutS);
+    EXPECT_EQ(s.result->exitCode, 1) << s.result->err;
+    EXPECT_LT(s.seconds, 3.0 * timeoutS) << "3 x timeout_s";
+    EXPECT_TRUE(s.leftBehind.empty()) << s.leftBehind.size() << " task process(es) left running";
+    EXPECT_TRUE(s.stoppedTaskGone) << "the stopped process " << s.pid << " is still there";
+    const std::string who = named + std::to_string(s.pid) + ", 127.0.0.1:";
+    EXPECT_NE(s.result->err.find(kind + " job failed"), std::string::npos) << s.result->err;
+    EXPECT_NE(s.result->err.find(who), std::string::npos) << s.result->err;
+    EXPECT_NE(s.result->err.find(") was stopped (SIGSTOP or a debugger)"), std::string::npos) << s.result->err;
+    auto store = profiler::RunStore::open(job.db, profiler::OpenMode::ReadOnly);
+    const auto row = store.findRun(job.name);
+    ASSERT_TRUE(row && row->message);
+    EXPECT_EQ(row->status, profiler::RunStatus::Failed);
+    EXPECT_NE(row->message->find("step "), std::string::npos) << *row->message;
+    EXPECT_NE(row->message->find(who), std::string::npos) << *row->message;
 }
 
 }  // namespace trainbench::testing
