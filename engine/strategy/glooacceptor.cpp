@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "engine/strategy/deadlineio.h"
@@ -57,8 +58,8 @@ public:
             const std::optional<GlooSession::Listener> self = s_.listener(fd_);
             if (!self) return fail(EBADF, "its listening socket is no longer known to the guard");
             self_ = *self;
-            if (const int c = takeArrivals(from); c != -1) return c;
-            if (const int c = readProofs(from); c != -1) return c;
+            if (const std::optional<int> done = takeArrivals(from)) return *done;
+            if (const std::optional<int> done = readProofs(from)) return *done;
             if (self_.side == GlooSession::Side::ConnectsOut && standIn_ < 0) openStandIn();
             if (s_.cancelled()) {
                 refuseAll("sent no proof before the rendezvous ended");
@@ -98,15 +99,16 @@ private:
         pending_.clear();
     }
 
-    // Accepts every connection waiting; returns the stand-in's accepted end if it is among them.
-    int takeArrivals(sockaddr_storage& from) {
+    // Accepts every connection waiting. Returns what accept() is to return (the stand-in's accepted
+    // end, or -1 if the listener failed), or nothing to go on.
+    std::optional<int> takeArrivals(sockaddr_storage& from) {
         for (;;) {
             Candidate c;
             socklen_t length = sizeof c.from;
             c.fd = libcSocketCalls().accept(fd_, reinterpret_cast<sockaddr*>(&c.from), &length);
             if (c.fd < 0) {
                 if (errno == EINTR || errno == ECONNABORTED) continue;
-                if (errno == EAGAIN || errno == EWOULDBLOCK) return -1;
+                if (errno == EAGAIN || errno == EWOULDBLOCK) return std::nullopt;
                 const int error = errno;
                 refuseAll("the listening socket failed");
                 return fail(error, "accepting on " + port() + ": " + std::strerror(error));
@@ -128,7 +130,7 @@ private:
     }
 
     // Reads what the connections sent; answers and returns the first that proves the token.
-    int readProofs(sockaddr_storage& from) {
+    std::optional<int> readProofs(sockaddr_storage& from) {
         for (size_t i = 0; i < pending_.size();) {
             Candidate& c = pending_[i];
             const ssize_t n = ::recv(c.fd, c.hello.data() + c.got, c.hello.size() - c.got, MSG_DONTWAIT);
@@ -158,7 +160,7 @@ private:
             refuse(c, why);
             pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
         }
-        return -1;
+        return std::nullopt;
     }
 
     // "" once the answer to a verified hello is sent, else why it could not be.
