@@ -32,7 +32,7 @@
 #include "engine/strategy/storeserver.h"
 #include "engine/util/errors.h"
 #include "glooprocesstest.h"
-#include "listeningsockets.h"
+#include "stranger.h"
 
 namespace trainbench::engine {
 namespace {
@@ -43,56 +43,7 @@ using test::ChildProcess;
 using test::GlooProcessTest;
 using test::linesStartingWith;
 using test::ListeningSocket;
-
-// A TCP client of the test's own: connects at once, sends what it is told, notices when the other end closes.
-class Stranger {
-public:
-    explicit Stranger(const ListeningSocket& to) {
-        fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        sockaddr_in a{};
-        a.sin_family = AF_INET;
-        a.sin_port = htons(static_cast<uint16_t>(to.port));
-        inet_pton(AF_INET, to.ip.c_str(), &a.sin_addr);
-        connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
-        sockaddr_in self{};
-        socklen_t length = sizeof self;
-        getsockname(fd_, reinterpret_cast<sockaddr*>(&self), &length);
-        char ip[INET_ADDRSTRLEN];
-        inet_ntop(AF_INET, &self.sin_addr, ip, sizeof ip);
-        address_ = std::string(ip) + ":" + std::to_string(ntohs(self.sin_port));
-    }
-    ~Stranger() { close(); }
-    Stranger(const Stranger&) = delete;
-    Stranger& operator=(const Stranger&) = delete;
-
-    bool connected() const { return connected_; }
-    const std::string& address() const { return address_; }
-    void send(const void* data, size_t size) { EXPECT_EQ(::send(fd_, data, size, MSG_NOSIGNAL), static_cast<ssize_t>(size)); }
-    void close() {
-        if (fd_ >= 0) ::close(fd_);
-        fd_ = -1;
-    }
-    // True once the other end has closed the connection (end of stream or reset), within `limit`.
-    bool closedByPeerWithin(std::chrono::milliseconds limit) {
-        const auto deadline = Clock::now() + limit;
-        char buf[4096];
-        while (fd_ >= 0 && Clock::now() < deadline) {
-            pollfd p{fd_, POLLIN, 0};
-            if (::poll(&p, 1, 50) <= 0) continue;
-            const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
-            if (n <= 0) return true;
-            received_ += static_cast<size_t>(n);
-        }
-        return false;
-    }
-    size_t received() const { return received_; }
-
-private:
-    int fd_ = -1;
-    bool connected_ = false;
-    std::string address_;
-    size_t received_ = 0;
-};
+using test::Stranger;
 
 // Rank 0's listening port for rank 1: the one it listens on besides the store, once rank 0 has
 // published it in the store (from then on a peer, or a stranger who scanned the host, may connect).

@@ -76,6 +76,7 @@ public:
     CliProcess& operator=(const CliProcess&) = delete;
 
     void signal(int sig) { kill(pid_, sig); }
+    pid_t pid() const { return pid_; }
     CliResult wait() {
         int status = 0;
         rusage usage{};
