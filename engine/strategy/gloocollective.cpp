@@ -9,8 +9,12 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <cstdio>
 #include <stdexcept>
 
+#include "engine/strategy/glooaddressbook.h"
+#include "engine/strategy/glooguard.h"
+#include "engine/strategy/gloohandshake.h"
 #include "engine/strategy/storeclient.h"
 #include "engine/util/errors.h"
 
@@ -45,6 +49,30 @@ public:
 private:
     sigset_t pipe_, old_;
 };
+
+// The Gloo device listening on the task's own address only: `hostname` resolved once, a wildcard refused.
+std::shared_ptr<gloo::transport::Device> listeningDevice(const GlooTransport& transport, const std::string& who) {
+    gloo::transport::tcp::attr attr;
+    if (!transport.iface.empty())
+        attr.iface = transport.iface;
+    else
+        attr.hostname = transport.hostname;
+    const std::string where = transport.iface.empty() ? "host " + transport.hostname : "interface " + transport.iface;
+    try {
+        attr = gloo::transport::tcp::CreateDeviceAttr(attr);
+    } catch (const std::exception& e) {
+        throw CollectiveError(who + ": cannot listen on " + where + ": " + e.what());
+    }
+    if (gloohandshake::isWildcard(attr.ai_addr))
+        throw CollectiveError(who + ": cannot listen on " + where + ": " + gloohandshake::addressText(attr.ai_addr) +
+                              " is the wildcard address (every interface); Gloo listens only on the task's own "
+                              "address, the host the cluster spec names for it");
+    try {
+        return std::make_shared<gloo::transport::tcp::Device>(attr);
+    } catch (const std::exception& e) {
+        throw CollectiveError(who + ": cannot listen on " + where + ": " + e.what());
+    }
+}
 
 void sumFloats(void* out, const void* a, const void* b, size_t n) {
     float* o = static_cast<float*>(out);
@@ -94,19 +122,11 @@ GlooCollective::GlooCollective(int rank, int size, const std::string& storeAddre
     m.timeout = timeout;
     SigpipeBlocked guard;
 
-    gloo::transport::tcp::attr attr;
-    if (!transport.iface.empty())
-        attr.iface = transport.iface;
-    else
-        attr.hostname = transport.hostname;
-    std::shared_ptr<gloo::transport::Device> device;
-    try {
-        device = gloo::transport::tcp::CreateDevice(attr);
-    } catch (const std::exception& e) {
-        const std::string where =
-            transport.iface.empty() ? "host " + transport.hostname : "interface " + transport.iface;
-        throw CollectiveError(m.who() + ": cannot listen on " + where + ": " + e.what());
-    }
+    GlooSession::Report report = transport.report;
+    if (!report) report = [](const std::string& line) { std::fprintf(stderr, "trainbench: %s\n", line.c_str()); };
+    // Before Gloo's pairs (declared first, it outlives them): it checks their connections.
+    GlooGuard glooGuard(rank, size, token, timeout, std::move(report));
+    std::shared_ptr<gloo::transport::Device> device = listeningDevice(transport, m.who());
 
     // The store is needed only to meet: its connection closes when this constructor returns.
     StoreClient client = [&] {
@@ -119,15 +139,23 @@ GlooCollective::GlooCollective(int rank, int size, const std::string& storeAddre
     gloo::rendezvous::PrefixStore prefixed(transport.keyPrefix, client);
     gloo::rendezvous::Store& store =
         transport.keyPrefix.empty() ? static_cast<gloo::rendezvous::Store&>(client) : prefixed;
+    GlooAddressBook book(store, glooGuard.session());
     auto context = std::make_shared<gloo::rendezvous::Context>(rank, size);  // if joining fails: closed under the guard
     context->setTimeout(timeout);
+    // What the guard saw (the peer that failed, the strangers refused), for the error.
+    const auto seen = [&] {
+        const std::string s = glooGuard.session().summary();
+        return s.empty() ? s : "; " + s;
+    };
     try {
-        context->connectFullMesh(store, device);
+        context->connectFullMesh(book, device);
         m.context = std::move(context);
     } catch (const RendezvousError& e) {
-        throw RendezvousError(m.who() + ": joining the group: " + e.what());
+        glooGuard.cancel();  // before the pairs close: their destructors wait for Gloo's loop thread
+        throw RendezvousError(m.who() + ": joining the group: " + e.what() + seen());
     } catch (const std::exception& e) {
-        throw CollectiveError(m.who() + ": connecting to the other ranks failed: " + e.what());
+        glooGuard.cancel();
+        throw CollectiveError(m.who() + ": connecting to the other ranks failed: " + e.what() + seen());
     }
 }
 

@@ -2,14 +2,21 @@
 // machines (tests/integration/twohosts.h). The chief runs `trainbench-cli worker` in one and the
 // worker in the other, with TF_CONFIG and the job token in their environment, as a user starts a job
 // by hand. Neither namespace can reach the other's loopback, so a job that trains at all has its
-// rendezvous store and its Gloo transport listening on the namespaces' own addresses. Skipped,
+// rendezvous store and its Gloo transport listening on the namespaces' own addresses; a stranger
+// on the other host who connects to the chief's Gloo port is refused. Skipped,
 // saying which command failed, where namespaces cannot be made (not root, a container without them).
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "profiler/store/runstore.h"
+#include "tests/engine/stranger.h"
 #include "tests/integration/clirunner.h"
 #include "tests/integration/multiworkerjob.h"
 #include "tests/integration/twohosts.h"
@@ -111,4 +118,47 @@ TEST_F(CliMultiHost, ATaskWithAnotherTokenIsRefusedAndTheChiefSaysSo) {
     EXPECT_EQ(c.exitCode, 1) << c.err;
     EXPECT_NE(c.err.find("wrong job token"), std::string::npos) << c.err;
     EXPECT_NE(c.err.find(hosts_->b().address), std::string::npos) << "the chief names where it came from:\n" << c.err;
+}
+
+// A stranger on the other host connects to the chief's Gloo port, found as a scan would find it, before
+// the worker joins. The port is on the chief's own address from the cluster spec (routable on the
+// link; not loopback, not a wildcard); the stranger is refused and named, and the job trains.
+TEST_F(CliMultiHost, AStrangerOnTheOtherHostIsRefusedFromGloosPortAndTheJobTrains) {
+    using trainbench::engine::test::ListeningSocket;
+    using trainbench::engine::test::Stranger;
+    const std::string x = writeExperiment(tmp_.path, "scanned", 64, 5, kJob);
+    const std::string token = "scanned-" + std::to_string(getpid());
+    auto chief = startTask("chief", x, token);
+    ListeningSocket port;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (port.port == 0 && std::chrono::steady_clock::now() < deadline) {
+        for (const ListeningSocket& s : trainbench::engine::test::listeningSockets(chief->pid()))
+            if (s.port != kChiefPort) port = s;  // the store's is the other one
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_GT(port.port, 0) << "the chief never listened for its peer:\n" << chief->currentErr();
+    EXPECT_EQ(port.ip, hosts_->a().address) << "Gloo listens on the host's own address, nowhere else";
+
+    // Made from a thread that has entered host B's namespace: the socket stays there.
+    std::unique_ptr<Stranger> stranger;
+    std::thread([&] {
+        const int ns = open(("/var/run/netns/" + hosts_->b().ns).c_str(), O_RDONLY | O_CLOEXEC);
+        if (ns >= 0 && setns(ns, CLONE_NEWNET) == 0) stranger = std::make_unique<Stranger>(port);
+        if (ns >= 0) close(ns);
+    }).join();
+    ASSERT_TRUE(stranger && stranger->connected()) << "cannot connect to " << port.text() << " from host B";
+    const std::string http = "GET / HTTP/1.1\r\n\r\n";
+    stranger->send(http.data(), http.size());
+    EXPECT_TRUE(stranger->closedByPeerWithin(std::chrono::seconds(30)));
+
+    auto worker = startTask("worker", x, token);
+    const auto c = chief->wait();
+    const auto w = worker->wait();
+    EXPECT_EQ(c.exitCode, 0) << "chief:\n" << c.err << "\nworker:\n" << w.err;
+    EXPECT_EQ(w.exitCode, 0) << "worker:\n" << w.err;
+    EXPECT_EQ(stranger->address().rfind(hosts_->b().address + ":", 0), 0u) << stranger->address();
+    EXPECT_NE(c.err.find("refused a connection from " + stranger->address() + " to " + port.text()), std::string::npos)
+        << c.err;
+    EXPECT_NE(c.err.find("not a trainbench Gloo hello (first bytes 47 45 54"), std::string::npos) << c.err;
+    EXPECT_EQ(stranger->received(), 0u);
 }

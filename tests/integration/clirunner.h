@@ -82,6 +82,7 @@ public:
         if (!waited_ && wait4(pid_, &status_, WNOHANG, &usage_) == pid_) waited_ = true;
         return waited_;
     }
+    pid_t pid() const { return pid_; }
     CliResult wait() {
         if (!waited_) wait4(pid_, &status_, 0, &usage_);
         return ended();

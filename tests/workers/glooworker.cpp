@@ -4,9 +4,11 @@
 //   2 RendezvousError, 3 CollectiveError, 4 the loop ran out of time, 5 a wrong result, 1 other.
 //
 // glooworker --rank R --size N --token T [--store HOST:PORT | --serve FILE] [--timeout-ms MS]
-//            [--scenario matrix|loop|join]
+//            [--scenario matrix|loop|join|once] [--host ADDRESS]
 //   --serve FILE  (rank 0) runs the job's StoreServer in this process, as the chief does, and
 //                 writes its host:port to FILE once it listens.
+//   --host        the address this rank's Gloo pairs listen on (default 127.0.0.1)
+//   once          one exact all-reduce of 1001 and one of 1 Mi floats, then the barrier
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -29,7 +31,7 @@ namespace {
 
 struct Args {
     int rank = 0, size = 1;
-    std::string token, store, serve, scenario = "matrix";
+    std::string token, store, serve, scenario = "matrix", host = "127.0.0.1";
     int timeoutMs = 10'000;
 };
 
@@ -132,9 +134,13 @@ int run(const Args& a) {
         std::ofstream(a.serve + ".tmp") << store << "\n";
         std::filesystem::rename(a.serve + ".tmp", a.serve);
     }
-    GlooCollective c(a.rank, a.size, store, a.token, std::chrono::milliseconds(a.timeoutMs));
+    GlooTransport transport;
+    transport.hostname = a.host;
+    GlooCollective c(a.rank, a.size, store, a.token, std::chrono::milliseconds(a.timeoutMs), transport);
     if (a.scenario == "loop") return loop(c);
     if (a.scenario == "matrix") matrix(c);
+    if (a.scenario == "once")
+        for (size_t n : {size_t{1001}, size_t{1} << 20}) allReduceCase(c, "exact", n);
     c.barrier();  // the chief's store stays up until everyone has joined
     std::printf("done\n");
     return 0;
@@ -153,6 +159,7 @@ int main(int argc, char** argv) {
         else if (k == "--serve") a.serve = v;
         else if (k == "--timeout-ms") a.timeoutMs = std::stoi(v);
         else if (k == "--scenario") a.scenario = v;
+        else if (k == "--host") a.host = v;
         else {
             std::fprintf(stderr, "glooworker: unknown option %s\n", k.c_str());
             return 1;
