@@ -179,7 +179,9 @@ void StoreReader::write(const std::function<void(profiler::RunStore&)>& edit) {
     } catch (const std::exception& e) {
         emit editFailed(QString::fromStdString(e.what()));
     }
-    if (!store_ || store_->schemaChanged()) attach();
+    // The change came through another connection, so readRuns sees the file's data version move
+    // and, if the change migrated the schema, reopens the store.
+    if (!store_) attach();
     else readRuns(true);
 }
 
