@@ -24,8 +24,9 @@ done
 if [[ -d data/fashion-mnist-tfrecord ]]; then
   run experiments/io-bound-no-prefetch.json --set train.max_steps=150 --set train.eval_every_steps=50
 fi
-# Compact and drop the write-ahead log: one self-contained file.
-sqlite3 "$db" "PRAGMA wal_checkpoint(TRUNCATE); VACUUM;"
+# Compact and drop the write-ahead log: one self-contained file, in rollback-journal mode so that
+# readers (trainbench --screenshot opens it in place, read-only) add no -wal and -shm beside it.
+sqlite3 "$db" "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode = DELETE; VACUUM;"
 mkdir -p "$(dirname "$out")"
 cp "$db" "$out"
 ls -l "$out"

@@ -22,10 +22,12 @@
 #include <QPointer>
 #include <QThread>
 #include <QHBoxLayout>
+#include <QVBoxLayout>
 
 #include "profiler/report/report.h"
 #include "profiler/store/runstore.h"
 #include "ui/dialogs/aboutdialog.h"
+#include "ui/dialogs/storeupgradeprompt.h"
 #include "ui/pages/compare/comparepage.h"
 #include "ui/pages/dashboard/dashboardpage.h"
 #include "ui/pages/experiment/experimentpage.h"
@@ -112,11 +114,22 @@ MainWindow::MainWindow(const QString& storePath, QWidget* parent) : QMainWindow(
         stack_->addWidget(p.widget);
     }
     connect(nav_, &QListWidget::currentRowChanged, stack_, &QStackedWidget::setCurrentIndex);
+    // Above the pages: what the window will and will not do to the store (older or newer schema).
+    storeBanner_ = new QLabel;
+    storeBanner_->setObjectName(QStringLiteral("storeBanner"));
+    storeBanner_->setWordWrap(true);
+    storeBanner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    storeBanner_->setStyleSheet(QStringLiteral(
+        "QLabel { background: #fff4ce; color: #3d3100; border: 1px solid #e3c86b; border-radius: 4px; padding: 6px 10px; }"));
+    storeBanner_->hide();
     auto* central = new QWidget;
-    auto* layout = new QHBoxLayout(central);
-    layout->setContentsMargins(4, 4, 4, 4);
+    auto* outer = new QVBoxLayout(central);
+    outer->setContentsMargins(4, 4, 4, 4);
+    outer->addWidget(storeBanner_);
+    auto* layout = new QHBoxLayout;
     layout->addWidget(nav_);
     layout->addWidget(stack_, 1);
+    outer->addLayout(layout, 1);
     setCentralWidget(central);
 
     storeLabel_ = new QLabel;
@@ -234,6 +247,9 @@ void MainWindow::chooseStore() {
 
 void MainWindow::onStoreOpened(const StoreInfo& info) {
     QString text = tr("%1 · schema %2").arg(QDir::toNativeSeparators(info.path)).arg(info.schemaVersion);
+    if (!info.exists) text = tr("%1 · no runs yet").arg(QDir::toNativeSeparators(info.path));
+    if (info.needsMigration) text += tr(" · older schema, not changed");
+    showStoreBanner(info);
     if (info.readOnly) {
         text += tr(" · read-only");
         QMessageBox* box = new QMessageBox(QMessageBox::Information, tr("Read-only run store"), info.readOnlyReason,
@@ -243,10 +259,25 @@ void MainWindow::onStoreOpened(const StoreInfo& info) {
     }
     storeLabel_->setText(text);
     storeLabel_->setToolTip(info.readOnly ? info.readOnlyReason
-                                          : tr("The run store this window shows (schema version %1; this program knows up "
-                                               "to %2)").arg(info.schemaVersion).arg(info.binarySchemaVersion));
+                            : !info.exists ? tr("No run store at this path yet: the first run you start creates it")
+                                           : tr("The run store this window shows (schema version %1; this program knows up "
+                                                "to %2)").arg(info.schemaVersion).arg(info.binarySchemaVersion));
     QSettings().setValue(QStringLiteral("store/last"), info.path);
     emit storeOpened(info);
+}
+
+void MainWindow::showStoreBanner(const StoreInfo& info) {
+    if (info.needsMigration) {
+        storeBanner_->setText(
+            tr("<b>This run store was written by an older trainbench</b> (schema %1; this one uses schema %2). "
+               "It is shown as it is and the file is not changed. Renaming or deleting a run, or starting a run in "
+               "this store, first asks to upgrade it.")
+                .arg(info.schemaVersion)
+                .arg(info.binarySchemaVersion));
+    } else if (info.readOnly) {
+        storeBanner_->setText(tr("<b>Read-only run store.</b> %1").arg(info.readOnlyReason.toHtmlEscaped()));
+    }
+    storeBanner_->setVisible(info.needsMigration || info.readOnly);
 }
 
 void MainWindow::onRunsChanged(const RunListPtr& list) {
@@ -266,6 +297,8 @@ void MainWindow::onRunsChanged(const RunListPtr& list) {
 }
 
 void MainWindow::launch(const QString& experimentFile) {
+    // The run process writes to the store, and would upgrade an older schema: ask first.
+    if (!StoreUpgradePrompt::confirm(this, *store_, tr("start a run in it"))) return;
     // The store the window shows (or is opening): the run records there and appears here.
     launcher_->launch(experimentFile, storePath_);
 }

@@ -31,8 +31,12 @@ public:
     void showPage(Page page);
     Page currentPage() const;
     void openStore(const QString& path);
-    // Launches the experiment file as a run in this store; its dashboard opens when it starts.
+    // Launches the experiment file as a run in this store; its dashboard opens when it starts. A
+    // store of an older schema is upgraded first if the user agrees (StoreUpgradePrompt), else
+    // nothing is launched.
     void launch(const QString& experimentFile);
+    // The banner above the pages (hidden unless the store's schema is older or newer).
+    QLabel* storeBanner() const { return storeBanner_; }
 
     StoreService& store() { return *store_; }
     RunLauncher& launcher() { return *launcher_; }
@@ -65,6 +69,7 @@ protected:
 private:
     void buildMenus();
     void onStoreOpened(const StoreInfo& info);
+    void showStoreBanner(const StoreInfo& info);
     void onRunsChanged(const RunListPtr& runs);
     void onLaunchFinished(const LaunchedRun& run, const QString& logTail);
     void exportReport(const QList<qint64>& ids);
@@ -84,6 +89,7 @@ private:
     ComparePage* compare_ = nullptr;
     PlanPage* plan_ = nullptr;
     QLabel* storeLabel_ = nullptr;
+    QLabel* storeBanner_ = nullptr;  // an older or newer schema: what the window does with the store
     QList<qint64> awaitingRun_;  // pids of launched processes whose run has not appeared yet
     std::map<qint64, qint64> runOfPid_;  // launched pid -> the newest run it recorded
     OnClose onClose_ = OnClose::Ask;

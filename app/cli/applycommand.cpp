@@ -34,7 +34,7 @@ int applyCommand(const ApplyArgs& args, const StopSignals& signals) {
                 return kExitUsage;
             }
             v = profiler::classify(in);
-            if (!store->readOnly()) store->saveVerdict(r->id, *v);
+            keepVerdict(*store, r->id, *v);
         }
         const int count = static_cast<int>(v->actions.size());
         if (args.action < 1 || args.action > count) {

@@ -164,7 +164,7 @@ int profileCommand(const ProfileArgs& args) {
         std::optional<profiler::Verdict> v = args.reclassify ? std::nullopt : store->verdict(r->id);
         if (!v && !in.steps.empty()) {
             v = profiler::classify(in);
-            if (!store->readOnly()) store->saveVerdict(r->id, *v);
+            keepVerdict(*store, r->id, *v);
         }
         std::printf("run %lld  %s (%s), %s on %s, %zu steps\n", static_cast<long long>(r->id.value), r->name.c_str(),
                     std::string(profiler::runStatusName(r->status)).c_str(), r->strategy.c_str(), r->devices.c_str(),

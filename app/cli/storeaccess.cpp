@@ -21,13 +21,24 @@ std::optional<profiler::RunStore> openExisting(const std::string& db, int& exitC
         return std::nullopt;
     }
     try {
-        auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadWrite);
-        if (store.readOnly()) std::fprintf(stderr, "note: %s\n", store.readOnlyReason().c_str());
+        auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
+        if (store.schemaVersion() > profiler::RunStore::latestSchemaVersion())
+            std::fprintf(stderr, "note: %s\n", store.readOnlyReason().c_str());
         return store;
     } catch (const profiler::StoreError& e) {
         std::fprintf(stderr, "run store error: %s\n", e.what());
         exitCode = kExitStore;
         return std::nullopt;
+    }
+}
+
+void keepVerdict(const profiler::RunStore& store, profiler::RunId id, const profiler::Verdict& verdict) {
+    if (store.schemaVersion() != profiler::RunStore::latestSchemaVersion()) return;
+    try {
+        auto writable = profiler::RunStore::open(store.path(), profiler::OpenMode::ReadWrite);
+        if (!writable.readOnly()) writable.saveVerdict(id, verdict);
+    } catch (const profiler::StoreError& e) {
+        std::fprintf(stderr, "note: the verdict was not stored: %s\n", e.what());
     }
 }
 

@@ -134,6 +134,12 @@ int64_t RunStore::dataVersion() {
     return query.columnInt(0);
 }
 
+bool RunStore::schemaChanged() {
+    Statement& query = db_->cached("PRAGMA user_version");
+    Statement::ResetGuard guard(query);
+    return query.step() && query.columnInt(0) != schemaVersion_;
+}
+
 void RunStore::requireWritable(const char* what) const {
     if (readOnly_) throw StoreError(std::string("cannot ") + what + ": " + readOnlyReason_);
 }

@@ -43,7 +43,8 @@ class Database;
 
 enum class OpenMode {
     ReadWrite,  // creates the file and its folder, migrates the schema, marks interrupted runs
-    ReadOnly,   // never writes; the file must exist and have the current schema
+    ReadOnly,   // never writes; the file must exist. An older schema (or an empty file) reads as
+                // if migrated (CurrentSchemaViews); dead runs read as interrupted
 };
 
 class RunStore {
@@ -59,6 +60,11 @@ public:
     const std::string& path() const { return path_; }
     int schemaVersion() const { return schemaVersion_; }
     static int latestSchemaVersion();
+    // The file's schema is older than this binary's (opened ReadOnly; ReadWrite migrates it).
+    bool needsMigration() const { return schemaVersion_ > 0 && schemaVersion_ < latestSchemaVersion(); }
+    // True when the file's schema version is no longer the one this store opened (another process
+    // migrated or created it): reopen to read its new tables and columns.
+    bool schemaChanged();
 
     // True when opened ReadOnly or when the file's schema is newer than this binary; then every
     // edit throws StoreError with readOnlyReason() as its message.

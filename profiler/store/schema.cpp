@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "profiler/store/currentschemaviews.h"
 #include "profiler/store/database.h"
 #include "profiler/store/migrations.h"
 #include "profiler/store/storeerror.h"
@@ -80,9 +81,6 @@ SchemaState Schema::prepare(Database& db, bool writable) {
                              ": not a trainbench run store (it holds tables but no run-store "
                              "schema version)");
         }
-        if (!writable) {
-            throw StoreError(db.path() + ": not a trainbench run store yet (empty database)");
-        }
     } else if (applicationId != kApplicationId) {
         throw StoreError(db.path() + ": not a trainbench run store (application_id " +
                          hex(applicationId) + ", expected " + hex(kApplicationId) + ")");
@@ -96,13 +94,19 @@ SchemaState Schema::prepare(Database& db, bool writable) {
                                " is newer than this trainbench knows (" + std::to_string(latest) +
                                "); opened read-only, use a newer trainbench to record runs in it";
     } else if (!writable) {
-        if (version < latest) {
-            throw StoreError(db.path() + ": run-store schema version " + std::to_string(version) +
-                             " is older than this trainbench's (" + std::to_string(latest) +
-                             "); open it read-write once to upgrade it");
-        }
         state.readOnly = true;
-        state.readOnlyReason = db.path() + ": opened read-only";
+        if (version == 0) {
+            state.readOnlyReason = db.path() + ": not a run store yet (empty database); opened read-only";
+        } else if (version < latest) {
+            state.readOnlyReason = db.path() + ": run-store schema version " + std::to_string(version) +
+                                   " is older than this trainbench's (" + std::to_string(latest) +
+                                   "); read as it is, without upgrading it";
+        } else {
+            state.readOnlyReason = db.path() + ": opened read-only";
+        }
+        // Reading an older (or empty) file must not upgrade it: views make it read as the current
+        // schema, the file stays as it was.
+        if (version < latest) CurrentSchemaViews::install(db);
     }
     if (state.readOnly) {
         // Belt and braces: even a stray write through this connection is refused by SQLite.

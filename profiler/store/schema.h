@@ -1,7 +1,8 @@
 #pragma once
 // Recognises a run store, configures a connection to it and brings its schema up to date.
 // A file is a run store when PRAGMA application_id is kApplicationId; its schema version is
-// PRAGMA user_version. A version newer than this binary knows is opened read-only.
+// PRAGMA user_version. A version newer than this binary knows is opened read-only; reading never
+// migrates (only a writable connection does).
 #include <cstdint>
 #include <string>
 
@@ -22,9 +23,10 @@ public:
 
     static int latestVersion();
 
-    // Checks the file is a run store (or an empty database, when writable), then:
+    // Checks the file is a run store (or an empty database), then:
     // writable: WAL journal, synchronous=NORMAL, foreign keys on, pending migrations applied;
-    // otherwise, or when the file is newer than this binary: query_only. Throws StoreError.
+    // otherwise, or when the file is newer than this binary: query_only, and a file older than
+    // this binary (or empty) is read through CurrentSchemaViews, unchanged. Throws StoreError.
     static SchemaState prepare(Database& db, bool writable);
 
 private:

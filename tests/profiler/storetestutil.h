@@ -10,6 +10,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "engine/train/records.h"
 #include "profiler/store/processidentity.h"
@@ -107,6 +108,23 @@ public:
         }
         sqlite3_finalize(stmt);
         return result;
+    }
+    // Every row, every column as text ("" for NULL): select quote(x) to tell types and NULL apart.
+    std::vector<std::vector<std::string>> rows(const std::string& sql) {
+        sqlite3_stmt* stmt = nullptr;
+        if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
+            throw std::runtime_error(sql + ": " + sqlite3_errmsg(db_));
+        }
+        std::vector<std::vector<std::string>> out;
+        while (sqlite3_step(stmt) == SQLITE_ROW) {
+            auto& row = out.emplace_back();
+            for (int c = 0; c < sqlite3_column_count(stmt); ++c) {
+                const unsigned char* text = sqlite3_column_text(stmt, c);
+                row.emplace_back(text != nullptr ? reinterpret_cast<const char*>(text) : "");
+            }
+        }
+        sqlite3_finalize(stmt);
+        return out;
     }
     int64_t integer(const std::string& sql) {
         const std::string value = text(sql);

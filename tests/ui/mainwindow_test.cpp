@@ -22,6 +22,7 @@
 
 #include "profiler/store/runstore.h"
 #include "profiler/store/runwriter.h"
+#include "tests/ui/windowtestutil.h"
 #include "ui/charts/breakdownchart.h"
 #include "ui/charts/timeserieschart.h"
 #include "ui/mainwindow.h"
@@ -34,31 +35,8 @@
 using namespace trainbench;
 using namespace trainbench::ui;
 
-namespace {
-
-QString writeExperiment(const QTemporaryDir& dir, const QString& name, int steps, int evalEvery) {
-    const QString path = dir.filePath(name + QStringLiteral(".json"));
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly)) return {};
-    f.write(QStringLiteral("{\"name\": \"%1\", \"seed\": 3, \"data\": {\"train_limit\": 1280, \"test_limit\": 500},"
-                           " \"model\": {\"preset\": \"mlp\"}, \"train\": {\"batch_size\": 64, \"epochs\": 0,"
-                           " \"max_steps\": %2, \"eval_every_steps\": %3, \"eval_at_epoch_end\": false, \"threads\": 1}}")
-                .arg(name)
-                .arg(steps)
-                .arg(evalEvery)
-                .toUtf8());
-    return path;
-}
-
-const profiler::RunRow* runNamed(MainWindow& w, const std::string& name) {
-    const auto runs = w.store().runs();
-    if (!runs) return nullptr;
-    for (const auto& r : runs->runs)
-        if (r.name == name) return &r;
-    return nullptr;
-}
-
-}  // namespace
+using testutil::runNamed;
+using testutil::writeExperiment;
 
 class MainWindowTest : public QObject {
     Q_OBJECT

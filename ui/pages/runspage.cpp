@@ -13,6 +13,7 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
+#include "ui/dialogs/storeupgradeprompt.h"
 #include "ui/models/runfiltermodel.h"
 #include "ui/models/runtablemodel.h"
 #include "ui/store/storeservice.h"
@@ -92,6 +93,7 @@ RunsPage::RunsPage(StoreService& store, QWidget* parent) : QWidget(parent), stor
         view_->setRootIsDecorated(on);
     });
     connect(&store_, &StoreService::runsChanged, model_, &RunTableModel::setRuns);
+    connect(&store_, &StoreService::opened, this, &RunsPage::updateActions);
     connect(view_, &QTreeView::activated, this, [this](const QModelIndex& index) {
         const QVariant id = index.data(RunTableModel::RunIdRole);
         if (id.isValid()) emit openRun(id.toLongLong());
@@ -130,6 +132,7 @@ void RunsPage::selectRuns(const QList<qint64>& ids) {
 
 void RunsPage::updateActions() {
     const QList<qint64> ids = selectedRuns();
+    // An older schema is not read-only: the first change asks to upgrade it.
     const bool readOnly = store_.info().readOnly;
     compare_->setEnabled(ids.size() >= 2);
     report_->setEnabled(!ids.isEmpty());
@@ -149,7 +152,10 @@ void RunsPage::confirmDelete() {
         tr("Delete %n run(s) with their steps, evaluations and verdicts? This cannot be undone.", nullptr,
            static_cast<int>(ids.size())),
         QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
-    if (answer == QMessageBox::Yes) deleteRuns(ids);
+    if (answer != QMessageBox::Yes) return;
+    if (!StoreUpgradePrompt::confirm(this, store_, tr("delete %n run(s)", nullptr, static_cast<int>(ids.size()))))
+        return;
+    deleteRuns(ids);
 }
 
 void RunsPage::renameCurrent() {
@@ -162,7 +168,10 @@ void RunsPage::renameCurrent() {
     const QString name = QInputDialog::getText(this, tr("Rename run"), tr("New name of run %1:").arg(run->id.value),
                                                QLineEdit::Normal, QString::fromStdString(run->name), &ok)
                              .trimmed();
-    if (ok && !name.isEmpty()) store_.renameRun(run->id.value, name);
+    if (!ok || name.isEmpty()) return;
+    // Asked after the name, right before the write: cancelling leaves the store as it was.
+    if (!StoreUpgradePrompt::confirm(this, store_, tr("rename the run"))) return;
+    store_.renameRun(run->id.value, name);
 }
 
 }  // namespace trainbench::ui

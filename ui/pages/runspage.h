@@ -1,7 +1,8 @@
 #pragma once
 // Runs page: every run of the store in a sortable, filterable table; runs that differ only by seed
 // can be grouped. Open a run's dashboard (Enter, double-click), compare a selection, rename (F2),
-// delete (Del, confirmed), export a report of the selection.
+// delete (Del, confirmed), export a report of the selection. Renaming or deleting in a store of an
+// older schema asks to upgrade it first (StoreUpgradePrompt).
 #include <QList>
 #include <QWidget>
 

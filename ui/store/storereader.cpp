@@ -1,5 +1,6 @@
 #include "ui/store/storereader.h"
 
+#include <QFileInfo>
 #include <QTimer>
 
 #include <exception>
@@ -28,22 +29,48 @@ void StoreReader::open(const QString& path) {
         timer_->setInterval(kPollMilliseconds);
         connect(timer_, &QTimer::timeout, this, [this] { readRuns(false); });
     }
+    path_ = path;
+    followed_.clear();
+    attach();
+}
+
+void StoreReader::attach() {
     timer_->stop();
     store_.reset();
     last_.reset();
-    followed_.clear();
     dataVersion_ = -1;
+    for (auto& [id, f] : followed_) f = Followed{};
+    info_ = StoreInfo{};
+    info_.path = path_;
+    info_.binarySchemaVersion = profiler::RunStore::latestSchemaVersion();
+    if (!QFileInfo::exists(path_)) {
+        // Not created yet: an empty list now, the store once the first run creates the file.
+        info_.exists = false;
+        emit opened(info_);
+        auto list = std::make_shared<RunList>();
+        list->store = info_;
+        list->generation = ++generation_;
+        last_ = list;
+        emit runsChanged(last_);
+        timer_->start();
+        return;
+    }
     try {
-        store_.emplace(profiler::RunStore::open(path.toStdString(), profiler::OpenMode::ReadWrite));
+        store_.emplace(profiler::RunStore::open(path_.toStdString(), profiler::OpenMode::ReadOnly));
     } catch (const std::exception& e) {
         emit failed(QString::fromStdString(e.what()));
         return;
     }
     info_.path = QString::fromStdString(store_->path());
     info_.schemaVersion = store_->schemaVersion();
-    info_.binarySchemaVersion = profiler::RunStore::latestSchemaVersion();
-    info_.readOnly = store_->readOnly();
-    info_.readOnlyReason = QString::fromStdString(store_->readOnlyReason());
+    info_.needsMigration = store_->needsMigration();
+    if (store_->schemaVersion() > info_.binarySchemaVersion) {
+        info_.readOnly = true;
+        info_.readOnlyReason = QString::fromStdString(store_->readOnlyReason());
+    } else if (!QFileInfo(path_).isWritable()) {
+        info_.readOnly = true;
+        info_.readOnlyReason = tr("%1: the file is not writable; shown read-only").arg(info_.path);
+    }
     emit opened(info_);
     readRuns(true);
     timer_->start();
@@ -67,9 +94,17 @@ void StoreReader::stop() {
 }
 
 void StoreReader::readRuns(bool force) {
-    if (!store_) return;
+    if (!store_) {
+        if (!info_.exists && timer_ && QFileInfo::exists(path_)) attach();
+        return;
+    }
     try {
         const int64_t version = store_->dataVersion();
+        // Another process created the schema or migrated it: read it anew, with its new columns.
+        if (version != dataVersion_ && store_->schemaChanged()) {
+            attach();
+            return;
+        }
         const auto now = std::chrono::steady_clock::now();
         // A run process that dies commits nothing: only its missing pid tells, so while runs are
         // running the list is read again now and then even when the file did not change.
@@ -130,15 +165,35 @@ std::optional<RunUpdate> StoreReader::updateOf(const profiler::RunRow& row, Foll
     return u;
 }
 
-void StoreReader::renameRun(qint64 id, const QString& name) {
-    if (!store_) return;
+void StoreReader::write(const std::function<void(profiler::RunStore&)>& edit) {
+    if (!QFileInfo::exists(path_)) {
+        emit editFailed(tr("%1: no such run store").arg(path_));
+        return;
+    }
     try {
-        if (!store_->renameRun(profiler::RunId{id}, name.toStdString()))
-            emit editFailed(tr("run %1 no longer exists").arg(id));
+        // The reading connection never writes. A change opens the store read-write, which first
+        // migrates an older schema (asked for before the change was sent) and stores dead runs
+        // as interrupted.
+        auto writable = profiler::RunStore::open(path_.toStdString(), profiler::OpenMode::ReadWrite);
+        edit(writable);
     } catch (const std::exception& e) {
         emit editFailed(QString::fromStdString(e.what()));
     }
-    readRuns(true);
+    // The change came through another connection, so readRuns sees the file's data version move
+    // and, if the change migrated the schema, reopens the store.
+    if (!store_) attach();
+    else readRuns(true);
+}
+
+void StoreReader::renameRun(qint64 id, const QString& name) {
+    write([&](profiler::RunStore& store) {
+        if (!store.renameRun(profiler::RunId{id}, name.toStdString()))
+            emit editFailed(tr("run %1 no longer exists").arg(id));
+    });
+}
+
+void StoreReader::upgrade() {
+    write([](profiler::RunStore&) {});
 }
 
 void StoreReader::readTimeToAccuracy(quint64 request, double target) {
@@ -146,7 +201,7 @@ void StoreReader::readTimeToAccuracy(quint64 request, double target) {
     snapshot->request = request;
     snapshot->target = target;
     if (!store_) {
-        snapshot->error = tr("no run store is open");
+        if (info_.exists) snapshot->error = tr("no run store is open");  // else: no runs yet
     } else {
         try {
             const auto goal = profiler::TargetAccuracy::fromFraction(target);
@@ -160,16 +215,16 @@ void StoreReader::readTimeToAccuracy(quint64 request, double target) {
 }
 
 void StoreReader::deleteRuns(const QList<qint64>& ids) {
-    if (!store_) return;
-    for (qint64 id : ids) {
-        try {
-            store_->deleteRun(profiler::RunId{id});
-            followed_.erase(id);
-        } catch (const std::exception& e) {
-            emit editFailed(QString::fromStdString(e.what()));
+    write([&](profiler::RunStore& store) {
+        for (qint64 id : ids) {
+            try {
+                store.deleteRun(profiler::RunId{id});
+                followed_.erase(id);
+            } catch (const std::exception& e) {
+                emit editFailed(QString::fromStdString(e.what()));
+            }
         }
-    }
-    readRuns(true);
+    });
 }
 
 }  // namespace trainbench::ui

@@ -1,13 +1,17 @@
 #pragma once
 // The GUI's only reader of the run store. It lives on its own thread (StoreService puts it there)
-// with its own SQLite connection, polls a few times per second, and sends whole snapshots: the run
-// list when anything changed, and for each followed run what is new. It also carries out the few
-// edits a user makes (rename, delete) and the heavier reads a page asks for (every run's time to a
-// target), so that no SQLite call ever runs on the GUI thread.
+// with its own read-only SQLite connection, polls a few times per second, and sends whole
+// snapshots: the run list when anything changed, and for each followed run what is new. Opening
+// and following never write to the file: an older schema is read as it is, dead runs are shown
+// interrupted without being marked, a missing file is shown empty until a run creates it. It also
+// carries out the few edits a user makes (rename, delete, upgrade), each on a read-write
+// connection of its own, and the heavier reads a page asks for (every run's time to a target), so
+// that no SQLite call ever runs on the GUI thread.
 #include <QList>
 #include <QObject>
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <optional>
 
@@ -28,15 +32,19 @@ public:
     static constexpr int kLivenessMilliseconds = 1000;
 
 public slots:
-    // Opens (creating if needed) the store and sends opened() and a first runsChanged(), or failed().
+    // Opens the store read-only and sends opened() and a first runsChanged(), or failed().
     void open(const QString& path);
     // The runs whose steps, evaluations and verdict to send; the others get no runUpdated(). The
     // runs in `resend` get a whole update (reset) next, for a view that has just started to follow.
     void follow(const QList<qint64>& ids, const QList<qint64>& resend = {});
     // Reads now instead of at the next tick.
     void poll();
+    // Edits, each opening the store read-write: that migrates an older schema first, so call them
+    // only once the user agreed to that (StoreUpgradePrompt).
     void renameRun(qint64 id, const QString& name);
     void deleteRuns(const QList<qint64>& ids);
+    // Migrates an older schema to this binary's (nothing else); opened() follows.
+    void upgrade();
     // Reads every run's time to `target` (a fraction in (0, 1]) and sends timeToAccuracyRead().
     void readTimeToAccuracy(quint64 request, double target);
     void stop();
@@ -60,11 +68,15 @@ private:
         std::optional<profiler::Verdict> verdict;
     };
 
+    // Opens path_ read-only (keeping what is followed, sent again whole), or waits for the file.
+    void attach();
+    void write(const std::function<void(profiler::RunStore&)>& edit);
     void readRuns(bool force);
     void updateFollowed(const std::vector<profiler::RunRow>& rows, bool force);
     std::optional<RunUpdate> updateOf(const profiler::RunRow& row, Followed& f);
 
     QTimer* timer_ = nullptr;
+    QString path_;
     std::optional<profiler::RunStore> store_;
     StoreInfo info_;
     int64_t dataVersion_ = -1;

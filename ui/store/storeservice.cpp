@@ -66,6 +66,12 @@ void StoreService::renameRun(qint64 id, const QString& name) {
     QMetaObject::invokeMethod(reader_, [r = reader_, id, name] { r->renameRun(id, name); }, Qt::QueuedConnection);
 }
 
+void StoreService::upgrade() {
+    // Asked once: a change queued before the reader's opened() arrives must not ask again.
+    info_.needsMigration = false;
+    QMetaObject::invokeMethod(reader_, &StoreReader::upgrade, Qt::QueuedConnection);
+}
+
 quint64 StoreService::requestTimeToAccuracy(double target) {
     const quint64 request = ++ttaRequests_;
     QMetaObject::invokeMethod(reader_, [r = reader_, request, target] { r->readTimeToAccuracy(request, target); },

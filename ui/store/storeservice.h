@@ -24,8 +24,12 @@ public:
     // owner is sent whole again, since the owner has seen nothing of it yet.
     void follow(QObject* owner, const QList<qint64>& ids);
     void refresh();
+    // Changes to the store. Each migrates a store of an older schema first: ask the user before
+    // (StoreUpgradePrompt::confirm). Opening and following never write.
     void renameRun(qint64 id, const QString& name);
     void deleteRuns(const QList<qint64>& ids);
+    // Migrates a store of an older schema to this binary's; opened() follows with the new info.
+    void upgrade();
     // Asks for every run's time to `target` (a fraction in (0, 1]); timeToAccuracyRead() brings it
     // with the number returned here, so that a page can drop answers to older requests.
     quint64 requestTimeToAccuracy(double target);

@@ -15,13 +15,16 @@
 
 namespace trainbench::ui {
 
-// The store file the GUI follows.
+// The store file the GUI follows. The GUI reads it without ever writing to it; only a change the
+// user makes (rename, delete, launching a run) writes, on a connection of its own.
 struct StoreInfo {
     QString path;
+    bool exists = true;           // false: no file yet, shown empty; the first run creates it
     int schemaVersion = 0;        // the file's PRAGMA user_version
     int binarySchemaVersion = 0;  // the newest this binary knows
-    bool readOnly = false;        // a newer schema: shown, never edited
+    bool readOnly = false;        // a newer schema or a file we may not write: shown, never changed
     QString readOnlyReason;
+    bool needsMigration = false;  // an older schema: shown as it is; the first change asks to upgrade it
 };
 
 // Every run of the store, newest first, as RunStore::listRuns reads them.
