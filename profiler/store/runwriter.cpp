@@ -428,10 +428,13 @@ void RunWriter::write(const Batch& batch, const Final* final) {
             const std::optional<std::string> message =
                 final->message.empty() ? std::nullopt : std::optional(final->message);
             if (final->summary) {
+                // A run that failed has no summary of its own (its steps are 0): its steps column is
+                // still the last step it recorded.
                 const engine::RunSummary& s = *final->summary;
                 Statement& update = db_->cached(
                     "UPDATE runs SET status = ?2, ended_at = " + std::string(kSqlNow) +
-                    ", message = ?3, steps = ?4, epochs = ?5, final_loss = ?6, "
+                    ", message = ?3, steps = max(?4, coalesce((SELECT max(step) FROM steps WHERE run_id = ?1), 0)), "
+                    "epochs = ?5, final_loss = ?6, "
                     "final_accuracy = ?7, best_accuracy = ?8, time_to_target = ?9, "
                     "step_at_target = ?10, train_seconds = ?11, eval_seconds = ?12, "
                     "throughput = ?13, stop_reason = ?14, input_seconds = ?15, skipped_records = ?16, "
@@ -494,9 +497,11 @@ void RunWriter::write(const Batch& batch, const Final* final) {
 void RunWriter::markFailedQuietly(const std::string& message) noexcept {
     try {
         Transaction transaction(*db_);
+        // steps: the highest committed step, as for any run that failed without a summary.
         Statement& update = db_->cached(
             "UPDATE runs SET status = 'failed', ended_at = " + std::string(kSqlNow) +
-            ", message = ?2 WHERE id = ?1 AND status = 'running'");
+            ", message = ?2, steps = coalesce(steps, (SELECT max(step) FROM steps WHERE run_id = ?1)) "
+            "WHERE id = ?1 AND status = 'running'");
         update.bindInt(1, runId_.value).bindText(2, std::string_view(message));
         update.run();
         transaction.commit();
