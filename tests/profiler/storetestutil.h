@@ -7,9 +7,11 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "engine/train/records.h"
 #include "profiler/store/processidentity.h"
@@ -106,6 +108,26 @@ public:
             result = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
         }
         sqlite3_finalize(stmt);
+        return result;
+    }
+    // Every row, every column as text (NULL as std::nullopt).
+    std::vector<std::vector<std::optional<std::string>>> rows(const std::string& sql) {
+        sqlite3_stmt* stmt = nullptr;
+        if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
+            throw std::runtime_error(sql + ": " + sqlite3_errmsg(db_));
+        }
+        std::vector<std::vector<std::optional<std::string>>> result;
+        int rc = SQLITE_ROW;
+        while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+            auto& row = result.emplace_back();
+            for (int c = 0; c < sqlite3_column_count(stmt); ++c) {
+                const auto* value = sqlite3_column_text(stmt, c);
+                row.push_back(value ? std::optional<std::string>(reinterpret_cast<const char*>(value))
+                                    : std::nullopt);
+            }
+        }
+        sqlite3_finalize(stmt);
+        if (rc != SQLITE_DONE) throw std::runtime_error(sql + ": " + sqlite3_errmsg(db_));
         return result;
     }
     int64_t integer(const std::string& sql) {
