@@ -70,39 +70,45 @@ void expectFailedWithEverythingCommitted(const std::string& path, const Filled& 
 struct Batches {
     int64_t stepsPerCommit;
     const char* error;  // how the write that meets the full disk fails
+    int freeSpaces;     // how many amounts of free space to start from, 700 bytes apart
 };
 
 class RunWriterDiskFull : public ::testing::TestWithParam<Batches> {};
 
+// Where in a batch the disk fills up depends on the bytes left to the page; so each case starts
+// from several amounts of free space. (Without the room kept for the final status, a third of the
+// small-batch cases ended with the run still 'running'.)
 TEST_P(RunWriterDiskFull, TheRunEndsFailedSayingTheDiskIsFull) {
-    SmallFileSystem disk(8 << 20);
-    if (!disk.mounted()) GTEST_SKIP() << "needs a small tmpfs of its own: " << disk.error();
-    const std::string path = (disk.path() / "runs.db").string();
-    RunStore::open(path);
-    disk.fillLeaving(1 << 20);
-    const Filled filled = fillUp(path, GetParam().stepsPerCommit);
-    EXPECT_NE(filled.error.find(GetParam().error), std::string::npos) << filled.error;
-    expectFailedWithEverythingCommitted(path, filled);
+    for (int k = 0; k < GetParam().freeSpaces; ++k) {
+        SCOPED_TRACE("free space 1 MiB + " + std::to_string(k * 700) + " bytes");
+        SmallFileSystem disk(8 << 20);
+        if (!disk.mounted()) GTEST_SKIP() << "needs a small tmpfs of its own: " << disk.error();
+        const std::string path = (disk.path() / "runs.db").string();
+        RunStore::open(path);
+        disk.fillLeaving((1 << 20) + k * 700);
+        const Filled filled = fillUp(path, GetParam().stepsPerCommit);
+        EXPECT_NE(filled.error.find(GetParam().error), std::string::npos) << filled.error;
+        expectFailedWithEverythingCommitted(path, filled);
+        if (::testing::Test::HasFailure()) return;
 
-    // Space freed: the next run records as usual.
-    disk.removeFiller();
-    RunWriter next(path, RunSpec{});
-    next.step(makeStep(1));
-    next.finish(RunStatus::Completed, engine::RunSummary{});
-    EXPECT_EQ(RunStore::open(path, OpenMode::ReadOnly).run(RunId{2})->status, RunStatus::Completed);
+        // Space freed: the next run records as usual.
+        disk.removeFiller();
+        RunWriter next(path, RunSpec{});
+        next.step(makeStep(1));
+        next.finish(RunStatus::Completed, engine::RunSummary{});
+        EXPECT_EQ(RunStore::open(path, OpenMode::ReadOnly).run(RunId{2})->status, RunStatus::Completed);
+    }
 }
 
-// One step per commit (a few pages each) and a thousand (about 150 KiB): the room kept for the
-// final status runs out between batches, and the writer stops there; without that room the batch
-// of one step would fail at its first page and leave none for the final status. Twenty thousand (3 MiB): one
-// batch is larger than what is left, SQLite meets ENOSPC in its middle (SQLITE_FULL).
-INSTANTIATE_TEST_SUITE_P(BatchSizes, RunWriterDiskFull,
-                         ::testing::Values(Batches{1, "could not go on recording run 1"},
-                                           Batches{1000, "could not go on recording run 1"},
-                                           Batches{20000, "could not save run 1, steps 11-20000: database or disk is full (No space left on device"}),
-                         [](const ::testing::TestParamInfo<Batches>& p) {
-                             return "StepsPerCommit" + std::to_string(p.param.stepsPerCommit);
-                         });
+// One and seven steps per commit (a few pages each) and a thousand (about 150 KiB): the room kept
+// for the final status runs out between batches, and the writer stops there. Twenty thousand
+// (3 MiB): one batch is larger than what is left, SQLite meets ENOSPC in its middle (SQLITE_FULL).
+INSTANTIATE_TEST_SUITE_P(
+    BatchSizes, RunWriterDiskFull,
+    ::testing::Values(Batches{1, "could not go on recording run 1", 24}, Batches{7, "could not go on recording run 1", 24},
+                      Batches{1000, "could not go on recording run 1", 4},
+                      Batches{20000, "could not save run 1, steps 11-20000: database or disk is full (No space left on device", 2}),
+    [](const ::testing::TestParamInfo<Batches>& p) { return "StepsPerCommit" + std::to_string(p.param.stepsPerCommit); });
 
 }  // namespace
 }  // namespace trainbench::profiler
