@@ -4,7 +4,8 @@
 # and kills the run process with SIGKILL at N random moments of its life: a delay drawn uniformly
 # from 0 to the length of an uninterrupted run, so the kills fall on start-up, opening the
 # store, loading data, training steps, evaluations, commits and checkpoints in proportion to the time
-# each takes. Half the runs warm-start from the checkpoint the last run left. After every run,
+# each takes; one kill in ten then waits for the inside of a store commit, one for a checkpoint
+# write. Half the runs warm-start from the checkpoint the last run left. After every run,
 # killed or not, tests/crashloop (test_crashcheck) checks the store and the checkpoint:
 #   * PRAGMA integrity_check is ok and no foreign key dangles;
 #   * every run is completed or interrupted, as the product lists it (RunStore::listRuns marks a
@@ -50,9 +51,10 @@ started=$(date +%s)
 
 now_ms() { date +%s%3N; }
 
-# One run: started, killed after $1 ms (or left to finish when $1 is empty), then checked.
+# One run: started, killed after $1 ms (or left to finish when $1 is empty) or at the first moment
+# after it inside what $2 names (store-commit, checkpoint), then checked.
 one_run() {
-  local delay_ms="$1" log="$work/logs/$attempt" extra=() probe="" pid rc t0 out phase
+  local delay_ms="$1" aim="${2:-anything}" log="$work/logs/$attempt" extra=() probe="" pid rc t0 out phase
   if [[ -f "$ckpt" ]] && (( RANDOM % 2 )); then
     extra=(--set "train.warm_start.checkpoint=$ckpt" --set "train.warm_start.optimizer=$( ((RANDOM % 2)) && echo carry || echo fresh)")
     warm=$((warm + 1))
@@ -64,7 +66,7 @@ one_run() {
     sleep "$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))"
     # Kills only its own child: pids are reused (pid_max may be 32768).
     if [[ "$(awk '/^PPid:/ {print $2}' "/proc/$pid/status" 2>/dev/null)" == "$$" ]]; then
-      probe=$("$check" kill "$pid" --db "$db" --checkpoint "$ckpt")
+      probe=$("$check" kill "$pid" --db "$db" --checkpoint "$ckpt" --aim "$aim")
     else
       probe=exited
     fi
@@ -85,6 +87,7 @@ one_run() {
     out=$("$check" check --db "$db" --checkpoint "$ckpt" --every $every --state "$state" \
       --killed "$pid" --probe "$probe" --log "$log.err")
     phase=$(sed -n 's/^phase: //p' <<<"$out")
+    if [[ "$aim" != anything ]]; then phase="$phase (aimed at $aim)"; fi
     phases+=("$phase")
     echo "kill $kills at ${delay_ms} ms: $phase (probe $probe); $(sed -n 's/^checkpoint: //p' <<<"$out" | cut -c1-40)" >&2
   fi
@@ -107,7 +110,14 @@ length_ms=$last_ms
 echo "an uninterrupted run takes $length_ms ms" >&2
 while (( kills < kills_wanted && attempt < 3 * kills_wanted + 10 )); do
   attempt=$((attempt + 1))
-  one_run $(( (RANDOM * 32768 + RANDOM) % (length_ms + 1) ))
+  # One kill in ten waits for a store commit, one for a checkpoint write: random moments seldom
+  # fall inside a commit (it takes a millisecond).
+  case $(( (kills + 1) % 10 )) in
+    5) aim=store-commit ;;
+    0) aim=checkpoint ;;
+    *) aim=anything ;;
+  esac
+  one_run $(( (RANDOM * 32768 + RANDOM) % (length_ms + 1) )) "$aim"
   if (( ended_itself )); then
     lengths=("${lengths[@]: -2}" "$last_ms")
     length_ms=$(printf '%s\n' "${lengths[@]}" | sort -n | head -1)

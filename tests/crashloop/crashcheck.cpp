@@ -1,8 +1,9 @@
 // The crash loop's tool (scripts/crash-loop.sh):
 //
-//   test_crashcheck kill PID --db DB --checkpoint FILE
+//   test_crashcheck kill PID --db DB --checkpoint FILE [--aim anything|store-commit|checkpoint]
 //       stops the run process PID, notes what it is doing, kills it with SIGKILL and prints that
-//       (killprobe.h): "exited", "-", "checkpoint", "store-commit", ...
+//       (killprobe.h): "exited", "-", "checkpoint", "store-commit", ...; with --aim, first waits
+//       for a moment inside a store commit or a checkpoint write
 //   test_crashcheck check --db DB --checkpoint FILE --every N --state FILE
 //                         [--killed PID --probe WORD --log FILE]
 //       checks the store (storecheck.h) and the checkpoint (checkpointcheck.h) after a run ended or
@@ -26,7 +27,7 @@ namespace {
 
 int usage(const std::string& why) {
     std::fprintf(stderr,
-                 "test_crashcheck: %s\nusage: test_crashcheck kill PID --db DB --checkpoint FILE\n"
+                 "test_crashcheck: %s\nusage: test_crashcheck kill PID --db DB --checkpoint FILE [--aim anything|store-commit|checkpoint]\n"
                  "       test_crashcheck check --db DB --checkpoint FILE --every N --state FILE "
                  "[--killed PID --probe WORD --log FILE]\n",
                  why.c_str());
@@ -108,7 +109,13 @@ int main(int argc, char** argv) {
     try {
         if (command == "kill") {
             if (pid.empty() || !a.count("--db") || !a.count("--checkpoint")) return usage("kill needs PID, --db, --checkpoint");
-            std::printf("%s\n", stopProbeAndKill(static_cast<pid_t>(std::stol(pid)), a["--db"], a["--checkpoint"]).text().c_str());
+            const std::string aim = a.count("--aim") ? a["--aim"] : "anything";
+            if (aim != "anything" && aim != "store-commit" && aim != "checkpoint") return usage("unknown --aim " + aim);
+            const KillProbe probe = stopProbeAndKill(static_cast<pid_t>(std::stol(pid)), a["--db"], a["--checkpoint"],
+                                                     aim == "store-commit" ? Aim::StoreCommit
+                                                     : aim == "checkpoint" ? Aim::CheckpointWrite
+                                                                           : Aim::Anything);
+            std::printf("%s\n", probe.text().c_str());
             return 0;
         }
         if (command == "check") return check(a);

@@ -8,6 +8,7 @@
 #include <climits>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <thread>
 
@@ -94,18 +95,37 @@ std::string KillProbe::text() const {
     return out.empty() ? "-" : out;
 }
 
-KillProbe stopProbeAndKill(pid_t pid, const std::string& db, const std::string& checkpoint) {
-    KillProbe probe;
+namespace {
+
+// Stops pid and looks; false when it is gone.
+bool stopAndProbe(pid_t pid, const std::string& db, const std::string& checkpoint, KillProbe& probe) {
+    probe = KillProbe{};
     if (::kill(pid, SIGSTOP) != 0 || !waitStopped(pid)) {
         probe.exited = true;
-        ::kill(pid, SIGKILL);
-        return probe;
+        return false;
     }
     probe.checkpointWrite = holdsCheckpointTemp(pid, checkpoint);
     struct stat shm {};
     if (::stat((db + "-shm").c_str(), &shm) == 0) {
         probe.storeCommit = holdsLockByte(pid, shm.st_ino, kWalWriteLockByte);
         probe.storeWalCheckpoint = holdsLockByte(pid, shm.st_ino, kWalCheckpointLockByte);
+    }
+    return true;
+}
+
+}  // namespace
+
+KillProbe stopProbeAndKill(pid_t pid, const std::string& db, const std::string& checkpoint, Aim aim) {
+    KillProbe probe;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    std::minstd_rand random(static_cast<unsigned>(pid));
+    while (stopAndProbe(pid, db, checkpoint, probe)) {
+        const bool hit = aim == Aim::Anything || (aim == Aim::StoreCommit && probe.storeCommit) ||
+                         (aim == Aim::CheckpointWrite && probe.checkpointWrite);
+        if (hit || std::chrono::steady_clock::now() > deadline) break;
+        // Not yet: let it run a moment (0-2 ms) and look again.
+        ::kill(pid, SIGCONT);
+        std::this_thread::sleep_for(std::chrono::microseconds(random() % 2000));
     }
     ::kill(pid, SIGKILL);
     return probe;

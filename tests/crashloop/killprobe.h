@@ -18,6 +18,11 @@ struct KillProbe {
     std::string text() const;
 };
 
-KillProbe stopProbeAndKill(pid_t pid, const std::string& db, const std::string& checkpoint);
+// What to wait for before the kill: nothing (kill now), or a moment inside a store commit or a
+// checkpoint write, looked for by stopping the process every 0-2 ms for up to 10 s (then it is
+// killed wherever it is). Random delays alone seldom land in a commit: it takes a millisecond.
+enum class Aim { Anything, StoreCommit, CheckpointWrite };
+
+KillProbe stopProbeAndKill(pid_t pid, const std::string& db, const std::string& checkpoint, Aim aim = Aim::Anything);
 
 }  // namespace trainbench::crashloop
