@@ -137,8 +137,9 @@ int trainHere(const RunArgs& args, const app::Experiment& experiment, const Stop
         std::fprintf(stderr, "%s failed: %s\n", who.c_str(), outcome.message.c_str());
     }
     if (chief) printSummary(outcome, experiment, args.db);
+    if (!outcome.outputError.empty()) std::fprintf(stderr, "%s\n", outcome.outputError.c_str());
     switch (outcome.status) {
-        case profiler::RunStatus::Completed: return kExitOk;
+        case profiler::RunStatus::Completed: return outcome.outputError.empty() ? kExitOk : kExitIo;
         case profiler::RunStatus::Stopped: return kExitStopped;
         default: return kExitRunFailed;
     }

@@ -39,6 +39,7 @@
 #include "profiler/analysis/quantities.h"
 #include "profiler/store/runwriter.h"
 #include "profiler/trace/chrometrace.h"
+#include "profiler/trace/traceerror.h"
 
 namespace trainbench::app {
 
@@ -455,11 +456,16 @@ RunOutcome runExperiment(const RunRequest& request) {
             engine::prof::drainTrace(*trace);
             const std::string path =
                 multiWorker ? profiler::rankTracePath(request.tracePath, rank) : request.tracePath;
-            trace->write(path);
-            const profiler::ChromeTraceStats ts = trace->stats();
-            say("trace: steps " + std::to_string(request.traceFirst) + "-" + std::to_string(request.traceLast) + ", " +
-                std::to_string(ts.events) + " events -> " + path +
-                (ts.windowOpened ? "" : " (the run ended before the window opened: no steps in it)"));
+            try {
+                trace->write(path);
+                const profiler::ChromeTraceStats ts = trace->stats();
+                say("trace: steps " + std::to_string(request.traceFirst) + "-" + std::to_string(request.traceLast) +
+                    ", " + std::to_string(ts.events) + " events -> " + path +
+                    (ts.windowOpened ? "" : " (the run ended before the window opened: no steps in it)"));
+            } catch (const profiler::TraceError& e) {
+                // The training is whole and recorded, and is profiled to its end; only the extra file is missing.
+                out.outputError = e.what();
+            }
         }
         if (profile) {
             profile->setEmulatedSteps(summary->steps);
@@ -481,6 +487,7 @@ RunOutcome runExperiment(const RunRequest& request) {
     } else {
         out.status = profiler::RunStatus::Failed;
     }
+    if (!out.outputError.empty()) out.message += (out.message.empty() ? "" : "; ") + out.outputError;
     if (writer) {
         writer->finish(out.status, out.summary, out.message);
         if (summary) {

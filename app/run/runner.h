@@ -40,7 +40,10 @@ struct RunOutcome {
     profiler::RunId id;  // 0 on a multi_worker task other than the chief
     profiler::RunStatus status = profiler::RunStatus::Failed;
     engine::RunSummary summary;
-    std::string message;  // why it failed, when it did
+    std::string message;  // why it failed, when it did (or stopped; or what output could not be written)
+    // An output the run was asked for and could not write (--trace onto a full disk): the run itself
+    // is complete and recorded; the error is in message too.
+    std::string outputError;
     std::string verdict;  // what bounds the run, one line (the chief's process only)
 };
 

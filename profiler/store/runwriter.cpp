@@ -3,9 +3,11 @@
 #include <sqlite3.h>
 
 #include <nlohmann/json.hpp>
+#include <cerrno>
 #include <stdexcept>
 
 #include "profiler/store/database.h"
+#include "profiler/store/diskspace.h"
 #include "profiler/store/processidentity.h"
 #include "profiler/store/schema.h"
 #include "profiler/store/transaction.h"
@@ -45,20 +47,38 @@ std::string withoutPath(const std::string& message, const std::string& path) {
 }  // namespace
 
 RunWriter::RunWriter(const std::string& path, const RunSpec& spec, RunWriterOptions options)
-    : path_(path), options_(options) {
+    : path_(path), options_(options), reserve_(path) {
     if (!nlohmann::json::accept(spec.config_json)) {
         throw std::invalid_argument("RunSpec.config_json is not valid JSON");
     }
     open();
     insertRun(spec);
+    requireRoom();
     thread_ = std::thread([this] { threadMain(); });
 }
 
 RunWriter::RunWriter(const std::string& path, const ResumeRun& resume, RunWriterOptions options)
-    : path_(path), options_(options) {
+    : path_(path), options_(options), reserve_(path) {
     open();
     reopenRun(resume);
+    committedStep_ = resume.afterStep;
+    requireRoom();
     thread_ = std::thread([this] { threadMain(); });
+}
+
+StoreError RunWriter::diskFull() const {
+    const std::string after = committedStep_ > 0 ? " after step " + std::to_string(committedStep_) : "";
+    return StoreError(path_ + ": could not go on recording run " + std::to_string(runId_.value) + after +
+                          ": the disk is full (" + diskFullDetail(reserve_.walPath(), reserve_.error()) +
+                          "); the run stops while its final status still fits",
+                      SQLITE_FULL);
+}
+
+void RunWriter::requireRoom() {
+    if (reserve_.keep()) return;
+    const StoreError error = diskFull();
+    markFailedQuietly(withoutPath(error.what(), path_));
+    throw error;
 }
 
 void RunWriter::open() {
@@ -299,9 +319,19 @@ void RunWriter::threadMain() {
         }
         busyAttempts = 0;
         if (hasWork) ++batches_;
+        if (!batch.steps.empty()) committedStep_ = batch.steps.back().step;
         committedUpTo_ = upTo;
+        if (final) {
+            committed_.notify_all();
+            return;
+        }
+        // Committed; but with no room left for the final status, this is where recording stops.
+        if (hasWork && !reserve_.keep()) {
+            error_ = diskFull();
+            committed_.notify_all();
+            return;
+        }
         committed_.notify_all();
-        if (final) return;
     }
 }
 
@@ -428,10 +458,13 @@ void RunWriter::write(const Batch& batch, const Final* final) {
             const std::optional<std::string> message =
                 final->message.empty() ? std::nullopt : std::optional(final->message);
             if (final->summary) {
+                // A run that failed has no summary of its own (its steps are 0): its steps column is
+                // still the last step it recorded.
                 const engine::RunSummary& s = *final->summary;
                 Statement& update = db_->cached(
                     "UPDATE runs SET status = ?2, ended_at = " + std::string(kSqlNow) +
-                    ", message = ?3, steps = ?4, epochs = ?5, final_loss = ?6, "
+                    ", message = ?3, steps = max(?4, coalesce((SELECT max(step) FROM steps WHERE run_id = ?1), 0)), "
+                    "epochs = ?5, final_loss = ?6, "
                     "final_accuracy = ?7, best_accuracy = ?8, time_to_target = ?9, "
                     "step_at_target = ?10, train_seconds = ?11, eval_seconds = ?12, "
                     "throughput = ?13, stop_reason = ?14, input_seconds = ?15, skipped_records = ?16, "
@@ -485,18 +518,25 @@ void RunWriter::write(const Batch& batch, const Final* final) {
         }
         if (!batch.evals.empty()) what += ", " + std::to_string(batch.evals.size()) + " evals";
         if (final != nullptr) what += ", final status";
-        throw StoreError(path_ + ": could not save " + what + ": " +
-                             withoutPath(error.what(), path_),
-                         error.sqliteCode());
+        // SQLite says "database or disk is full" and keeps no errno for it (the store sets no page
+        // limit, so it is the disk); the detail says which file system and what is left on it.
+        std::string reason = withoutPath(error.what(), path_);
+        int systemErrno = sqlite3_system_errno(db_->handle());
+        if ((error.sqliteCode() & 0xff) == SQLITE_FULL && systemErrno == 0) systemErrno = ENOSPC;
+        const std::string disk = diskFullDetail(path_, systemErrno);
+        if (!disk.empty()) reason += " (" + disk + ")";
+        throw StoreError(path_ + ": could not save " + what + ": " + reason, error.sqliteCode());
     }
 }
 
 void RunWriter::markFailedQuietly(const std::string& message) noexcept {
     try {
         Transaction transaction(*db_);
+        // steps: the highest committed step, as for any run that failed without a summary.
         Statement& update = db_->cached(
             "UPDATE runs SET status = 'failed', ended_at = " + std::string(kSqlNow) +
-            ", message = ?2 WHERE id = ?1 AND status = 'running'");
+            ", message = ?2, steps = coalesce(steps, (SELECT max(step) FROM steps WHERE run_id = ?1)) "
+            "WHERE id = ?1 AND status = 'running'");
         update.bindInt(1, runId_.value).bindText(2, std::string_view(message));
         update.run();
         transaction.commit();

@@ -3,7 +3,8 @@
 // (status 'running') in one transaction; step() and eval() only queue records, and a writer
 // thread commits them in batches a few times per second; finish() commits the rest together with
 // the summary and the final status. If a write fails (disk full, I/O error, ...) the next call
-// throws StoreError and everything committed before stays in the file.
+// throws StoreError and everything committed before stays in the file. Room for the final status
+// is kept on disk ahead (WalReserve): on a disk that fills up the run still ends 'failed', saying so.
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -22,6 +23,7 @@
 #include "profiler/store/runspec.h"
 #include "profiler/store/runstatus.h"
 #include "profiler/store/storeerror.h"
+#include "profiler/store/walreserve.h"
 
 namespace trainbench::profiler {
 
@@ -104,11 +106,17 @@ private:
     void stop(Final final);
     void markFailedQuietly(const std::string& message) noexcept;
     void throwIfFailed() const;  // with mutex_ held
+    // The room for the final status cannot be kept: the disk is (nearly) full.
+    StoreError diskFull() const;
+    void requireRoom();  // in the constructors: fails the new run at once when there is no room
+
 
     std::string path_;
     RunWriterOptions options_;
     std::unique_ptr<Database> db_;
+    WalReserve reserve_;
     RunId runId_;
+    int64_t committedStep_ = 0;  // the last step committed (writer thread only)
 
     mutable std::mutex mutex_;
     std::condition_variable wake_;       // to the writer thread: work or stop

@@ -40,7 +40,7 @@ inline void createStoreAtVersion(const std::string& path, int version) {
 // The store's tables, SQLite's own (sqlite_sequence) left out.
 inline std::vector<std::string> tablesOf(RawDb& db) {
     std::vector<std::string> out;
-    for (auto& row : db.rows("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+    for (auto& row : db.textRows("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
                              "ORDER BY name")) {
         out.push_back(row[0]);
     }
@@ -49,7 +49,7 @@ inline std::vector<std::string> tablesOf(RawDb& db) {
 
 inline std::vector<std::string> columnsOf(RawDb& db, const std::string& table) {
     std::vector<std::string> out;
-    for (auto& row : db.rows("SELECT name FROM pragma_table_info(" + testutil::quoted(table) + ") ORDER BY cid")) {
+    for (auto& row : db.textRows("SELECT name FROM pragma_table_info(" + testutil::quoted(table) + ") ORDER BY cid")) {
         out.push_back(row[0]);
     }
     return out;
@@ -63,7 +63,7 @@ inline std::vector<std::vector<std::string>> rowsOf(RawDb& db, const std::string
         select += (i ? ", quote(\"" : "quote(\"") + columns[i] + "\")";
         order += (i ? ", " : "") + std::to_string(i + 1);
     }
-    return db.rows("SELECT " + select + " FROM \"" + table + "\" ORDER BY " + order);
+    return db.textRows("SELECT " + select + " FROM \"" + table + "\" ORDER BY " + order);
 }
 
 // table -> its columns and rows: what a file holds, to compare before and after something.
@@ -139,7 +139,7 @@ inline void fillEveryTable(RawDb& db, int rows) {
     while (!pending.empty()) {
         const size_t before = pending.size();
         for (auto table = pending.begin(); table != pending.end();) {
-            const auto keys = db.rows("SELECT \"from\", \"table\", \"to\" FROM pragma_foreign_key_list(" +
+            const auto keys = db.textRows("SELECT \"from\", \"table\", \"to\" FROM pragma_foreign_key_list(" +
                                       testutil::quoted(*table) + ")");
             const bool ready = std::all_of(keys.begin(), keys.end(),
                                            [&](const auto& k) { return k[1] == *table || inserted.count(k[1]); });
@@ -149,7 +149,7 @@ inline void fillEveryTable(RawDb& db, int rows) {
             }
             const auto checks = detail::checkedValues(
                 db.text("SELECT sql FROM sqlite_schema WHERE name = " + testutil::quoted(*table)));
-            const auto columns = db.rows("SELECT name, type, \"notnull\", pk FROM pragma_table_info(" +
+            const auto columns = db.textRows("SELECT name, type, \"notnull\", pk FROM pragma_table_info(" +
                                          testutil::quoted(*table) + ") ORDER BY cid");
             for (int r = 0; r < rows; ++r) {
                 std::map<std::string, std::string> values;

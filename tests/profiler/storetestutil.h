@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -109,21 +110,33 @@ public:
         sqlite3_finalize(stmt);
         return result;
     }
-    // Every row, every column as text ("" for NULL): select quote(x) to tell types and NULL apart.
-    std::vector<std::vector<std::string>> rows(const std::string& sql) {
+    // Every row, every column as text (NULL as std::nullopt).
+    std::vector<std::vector<std::optional<std::string>>> rows(const std::string& sql) {
         sqlite3_stmt* stmt = nullptr;
         if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
             throw std::runtime_error(sql + ": " + sqlite3_errmsg(db_));
         }
-        std::vector<std::vector<std::string>> out;
-        while (sqlite3_step(stmt) == SQLITE_ROW) {
-            auto& row = out.emplace_back();
+        std::vector<std::vector<std::optional<std::string>>> result;
+        int rc = SQLITE_ROW;
+        while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+            auto& row = result.emplace_back();
             for (int c = 0; c < sqlite3_column_count(stmt); ++c) {
-                const unsigned char* text = sqlite3_column_text(stmt, c);
-                row.emplace_back(text != nullptr ? reinterpret_cast<const char*>(text) : "");
+                const auto* value = sqlite3_column_text(stmt, c);
+                row.push_back(value ? std::optional<std::string>(reinterpret_cast<const char*>(value))
+                                    : std::nullopt);
             }
         }
         sqlite3_finalize(stmt);
+        if (rc != SQLITE_DONE) throw std::runtime_error(sql + ": " + sqlite3_errmsg(db_));
+        return result;
+    }
+    // As rows(), NULL as "": select quote(x) to tell types and NULL apart.
+    std::vector<std::vector<std::string>> textRows(const std::string& sql) {
+        std::vector<std::vector<std::string>> out;
+        for (auto& row : rows(sql)) {
+            auto& textRow = out.emplace_back();
+            for (auto& value : row) textRow.push_back(value.value_or(""));
+        }
         return out;
     }
     int64_t integer(const std::string& sql) {

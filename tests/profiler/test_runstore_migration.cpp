@@ -56,7 +56,7 @@ std::map<std::string, std::map<std::string, std::string>> latestDefaults() {
     RawDb db(path);
     std::map<std::string, std::map<std::string, std::string>> out;
     for (const std::string& table : testutil::tablesOf(db)) {
-        for (auto& row : db.rows("SELECT name, coalesce(dflt_value, 'NULL') FROM pragma_table_info(" +
+        for (auto& row : db.textRows("SELECT name, coalesce(dflt_value, 'NULL') FROM pragma_table_info(" +
                                  testutil::quoted(table) + ")")) {
             out[table][row[0]] = row[1];
         }

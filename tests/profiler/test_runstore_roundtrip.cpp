@@ -211,6 +211,18 @@ TEST(RunStoreRoundTrip, NanLossIsStoredAsNullAndReadBackAsNan) {
     writer.finish(RunStatus::Failed, engine::RunSummary{}, "loss diverged");
 }
 
+// A run that fails has no summary of its own (the trainer never returned one), yet its steps
+// column says how far it got, as the schema promises.
+TEST(RunStoreRoundTrip, AFailedRunWithoutSummaryRecordsItsLastStep) {
+    TempDir dir;
+    const std::string path = dir.file("runs.db");
+    RunWriter writer(path, RunSpec{});
+    for (int64_t s = 1; s <= 3; ++s) writer.step(makeStep(s));
+    writer.finish(RunStatus::Failed, engine::RunSummary{}, "checkpoint not saved");
+    RunStore store = RunStore::open(path, OpenMode::ReadOnly);
+    EXPECT_EQ(store.run(writer.runId())->steps, 3);
+}
+
 TEST(RunStoreRoundTrip, ManyStepsAreCommittedInFewBatches) {
     TempDir dir;
     const std::string path = dir.file("runs.db");
