@@ -49,7 +49,18 @@ phases=()
 kills=0 natural=0 warm=0 attempt=0 last_ms=0 ended_itself=0
 started=$(date +%s)
 
-now_ms() { date +%s%3N; }
+now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
+
+# Whether process $1, a child of this shell, still runs (a zombie has ended). Reads /proc with
+# builtins only: it is called every 10 ms.
+running() {
+  local key value rest
+  [[ -r /proc/$1/status ]] || return 1
+  while read -r key value rest; do
+    if [[ "$key" == State: ]]; then [[ "$value" != Z && "$value" != X ]]; return; fi
+  done <"/proc/$1/status" 2>/dev/null
+  return 1
+}
 
 # One run: started, killed after $1 ms (or left to finish when $1 is empty) or at the first moment
 # after it inside what $2 names (store-commit, checkpoint), then checked.
@@ -63,9 +74,11 @@ one_run() {
   "$cli" "${run_args[@]}" "${extra[@]}" >"$log.out" 2>"$log.err" </dev/null &
   pid=$!
   if [[ -n "$delay_ms" ]]; then
-    sleep "$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))"
+    # Waits for the moment while watching the run: one that ends first ends the wait, so that its
+    # length below is its own and not the delay (the delays are drawn from those lengths).
+    while running "$pid" && (( $(now_ms) - t0 < delay_ms )); do sleep 0.01; done
     # Kills only its own child: pids are reused (pid_max may be 32768).
-    if [[ "$(awk '/^PPid:/ {print $2}' "/proc/$pid/status" 2>/dev/null)" == "$$" ]]; then
+    if running "$pid" && [[ "$(awk '/^PPid:/ {print $2}' "/proc/$pid/status" 2>/dev/null)" == "$$" ]]; then
       probe=$("$check" kill "$pid" --db "$db" --checkpoint "$ckpt" --aim "$aim")
     else
       probe=exited

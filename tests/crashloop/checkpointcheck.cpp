@@ -3,11 +3,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <regex>
 
 #include "app/run/checkpointmetadata.h"
 #include "engine/checkpoint/checkpoint.h"
 #include "engine/data/records/crc32c.h"
+#include "engine/io/tempfiles.h"
 #include "engine/util/errors.h"
 
 namespace trainbench::crashloop {
@@ -85,8 +85,6 @@ void checkCheckpoint(const CheckpointRules& rules, const std::vector<profiler::R
 Leftovers checkFolders(const std::string& db, const std::string& checkpoint, CrashReport& report) {
     const fs::path dbPath = fs::absolute(db), checkpointPath = fs::absolute(checkpoint);
     const std::string dbName = dbPath.filename().string(), checkpointName = checkpointPath.filename().string();
-    const std::regex temporary(std::regex_replace(checkpointName, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
-                               R"(\.tmp\.([0-9]+)\.[0-9]+)");
     Leftovers left;
     std::vector<fs::path> folders{dbPath.parent_path()};
     if (checkpointPath.parent_path() != dbPath.parent_path()) folders.push_back(checkpointPath.parent_path());
@@ -94,12 +92,13 @@ Leftovers checkFolders(const std::string& db, const std::string& checkpoint, Cra
         std::error_code ec;
         for (const fs::directory_entry& entry : fs::directory_iterator(folder, ec)) {
             const std::string name = entry.path().filename().string();
-            std::smatch m;
             if (name == dbName || name == dbName + "-wal" || name == dbName + "-shm" || name == dbName + "-journal" ||
                 name == checkpointName)
                 continue;
-            if (std::regex_match(name, m, temporary)) {
-                left.pids.push_back(std::stoll(m[1].str()));
+            // The atomic writer's named temporary file (engine/io/tempfiles.h) of the checkpoint.
+            pid_t pid = 0;
+            if (engine::isTempFileName(name, &pid) && name.rfind("." + checkpointName + ".", 0) == 0) {
+                left.pids.push_back(pid);
                 left.bytes += entry.is_regular_file() ? entry.file_size() : 0;
                 continue;
             }

@@ -12,6 +12,8 @@
 #include <sstream>
 #include <thread>
 
+#include "engine/io/tempfiles.h"
+
 namespace trainbench::crashloop {
 
 namespace fs = std::filesystem;
@@ -53,13 +55,21 @@ bool waitStopped(pid_t pid) {
     return true;  // a thread stuck in the kernel (a long fsync): probe what can be seen anyway
 }
 
+// Whether the process has the checkpoint's temporary file open: the atomic writer's unnamed file
+// in the checkpoint's folder (O_TMPFILE; /proc shows "<folder>/#<inode> (deleted)") or, once linked,
+// its named one (engine/io/tempfiles.h).
 bool holdsCheckpointTemp(pid_t pid, const std::string& checkpoint) {
-    const std::string prefix = fs::absolute(checkpoint).string() + ".tmp.";
+    const fs::path path = fs::absolute(checkpoint);
+    const std::string folder = path.parent_path().string() + "/", named = "." + path.filename().string() + ".";
     std::error_code ec;
     for (const fs::directory_entry& fd : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
         std::error_code rec;
-        const fs::path target = fs::read_symlink(fd.path(), rec);
-        if (!rec && target.string().rfind(prefix, 0) == 0) return true;
+        const std::string target = fs::read_symlink(fd.path(), rec).string();
+        if (rec || target.rfind(folder, 0) != 0) continue;
+        const std::string name = target.substr(folder.size());
+        pid_t writer = 0;
+        if (name.size() > 1 && name[0] == '#' && name.find('/') == std::string::npos) return true;
+        if (name.rfind(named, 0) == 0 && engine::isTempFileName(name, &writer)) return true;
     }
     return false;
 }

@@ -100,7 +100,8 @@ TEST_F(CrashCheck, AHalfCheckpointAForeignOneAndStrayFilesAreViolations) {
     out = check();
     EXPECT_NE(out.find("but run 7 did not run since the last check"), std::string::npos) << out;
     // A killed writer's temporary file is counted, not a violation.
-    std::ofstream(checkpoint_ + ".tmp.4711.0") << "x";
+    const std::filesystem::path path(checkpoint_);
+    std::ofstream(path.parent_path() / ("." + path.filename().string() + ".trainbench-tmp-4711-0")) << "x";
     out = check();
     EXPECT_NE(out.find("leftover_temp_files: 1"), std::string::npos) << out;
 }
