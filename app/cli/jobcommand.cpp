@@ -126,6 +126,10 @@ Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overri
                 continue;
             }
             if (sig == SIGTERM && t.type == "chief") continue;
+            // A parameter server is not asked to stop: the chief, stopping after its step, sends it
+            // Shutdown once the workers are told. Ended by the stop request itself, it closed the
+            // workers' connections mid-step and the job failed instead of stopping.
+            if (sig == SIGINT && t.type == "ps") continue;
             ::kill(t.pid, sig);
             if (sig == SIGKILL) t.endedHere = true;
         }
