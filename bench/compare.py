@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Side-by-side benchmark: trainbench vs the PyTorch peer (see /work/shared/benchmarks.md).
+"""Side-by-side benchmark: trainbench vs the PyTorch peer (see ../shared/benchmarks.md, beside this repository).
 
 For each workload (w1, w2) and thread count (1, 2) it runs a large-matmul probe and then the pair
 A = trainbench, B = PyTorch, repeated R times (A, B, A, B, ...), in throughput mode and, with

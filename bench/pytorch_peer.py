@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""PyTorch peer for the trainbench standard workloads (see /work/shared/benchmarks.md).
+"""PyTorch peer for the trainbench standard workloads (see ../shared/benchmarks.md, beside this repository).
 
 Runs W1 (fmnist-mlp) or W2 (fmnist-cnn) on Fashion-MNIST read straight from Debian's IDX gz
 files, with the settings the benchmark rules prescribe, and reports one result (optionally as
