@@ -24,9 +24,9 @@
 #include <vector>
 
 #include "bench/benchutil.h"
-#include "engine/strategy/gloocollective.h"
-#include "engine/strategy/storeclient.h"
-#include "engine/strategy/storeserver.h"
+#include "engine/collective/gloocollective.h"
+#include "engine/rendezvous/rendezvousclient.h"
+#include "engine/rendezvous/rendezvousserver.h"
 
 extern char** environ;
 
@@ -52,9 +52,9 @@ double secondsPerOp(int ops, F&& op) {
 }  // namespace
 
 int allreduceBench(int ranks, double seconds) {
-    engine::StoreServerConfig config;
-    config.token = engine::StoreServer::randomToken();
-    engine::StoreServer server(config);
+    engine::RendezvousServerConfig config;
+    config.token = engine::RendezvousServer::randomToken();
+    engine::RendezvousServer server(config);
     std::vector<std::string> env;
     for (char** e = environ; *e; ++e)
         if (std::strncmp(*e, kTokenVariable, std::strlen(kTokenVariable)) != 0) env.emplace_back(*e);
@@ -95,7 +95,7 @@ int allreduceWorker(int rank, int size, const std::string& store, double seconds
     try {
         const auto timeout = 60s;
         // Raw Gloo: the calls a program using Gloo directly would make, on a context of its own.
-        engine::StoreClient client(store, token, timeout);
+        engine::RendezvousClient client(store, token, timeout);
         gloo::rendezvous::PrefixStore rawStore("raw", client);
         auto raw = std::make_shared<gloo::rendezvous::Context>(rank, size);
         raw->setTimeout(timeout);

@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <map>
 
-#include "engine/device/devicetiming.h"
-#include "engine/device/kernelrates.h"
+#include "engine/emulation/devicetiming.h"
+#include "engine/emulation/kernelrates.h"
 #include "profiler/machine/cacheprobe.h"
 #include "profiler/machine/kernelfit.h"
 #include "profiler/machine/kernelprobe.h"

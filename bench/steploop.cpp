@@ -17,7 +17,7 @@
 #include "engine/device/cpudevice.h"
 #include "engine/model/model.h"
 #include "engine/optim/optimizer.h"
-#include "engine/profile/instrument.h"
+#include "engine/instrument/instrument.h"
 #include "engine/train/trainer.h"
 #include "profiler/trace/chrometrace.h"
 

@@ -31,7 +31,7 @@
 #include "app/cli/stopsignals.h"
 #include "app/experiment/experiment.h"
 #include "engine/strategy/clusterspec.h"
-#include "engine/strategy/storeserver.h"
+#include "engine/rendezvous/rendezvousserver.h"
 #include "profiler/store/processidentity.h"
 #include "profiler/store/runstore.h"
 
@@ -92,7 +92,7 @@ Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overri
             (tasks[i].type == "chief" ? spec.chief : tasks[i].type == "ps" ? spec.ps : spec.worker).push_back(hp);
             tasks[i].address = hp.text();
         }
-        token = engine::StoreServer::randomToken();
+        token = engine::RendezvousServer::randomToken();
     } catch (const std::exception& e) {
         out.failed = true;
         out.failure = std::string("cannot start the job: ") + e.what();
@@ -328,7 +328,7 @@ int launchLocalJob(const RunArgs& args, const app::Experiment& experiment, const
     std::vector<std::string> overrides = args.overrides;
     std::string checkpoint = experiment.train.checkpoint_path;
     if (experiment.train.checkpoint_every_steps > 0 && checkpoint.empty()) {
-        const std::string id = engine::StoreServer::randomToken().substr(0, 12);
+        const std::string id = engine::RendezvousServer::randomToken().substr(0, 12);
         checkpoint = std::filesystem::absolute(std::filesystem::path(args.db).parent_path() / "checkpoints" /
                                                ("job-" + id + ".ckpt"))
                          .string();

@@ -15,7 +15,7 @@
 #include "app/experiment/experiment.h"
 #include "app/quote/quote.h"
 #include "engine/io/atomicfilewriter.h"
-#include "engine/strategy/storeserver.h"
+#include "engine/rendezvous/rendezvousserver.h"
 #include "engine/util/errors.h"
 
 namespace trainbench::cli {
@@ -141,7 +141,7 @@ std::string kubeflowManifest(const LaunchScriptArgs& a, const app::Experiment& x
       << "metadata:\n"
       << "  name: " << secret << "\n"
       << "stringData:\n"
-      << "  token: " << app::yamlString(engine::StoreServer::randomToken(), "the job token") << "\n"
+      << "  token: " << app::yamlString(engine::RendezvousServer::randomToken(), "the job token") << "\n"
       << "---\n"
       << "apiVersion: kubeflow.org/v1\n"
       << "kind: TFJob\n"

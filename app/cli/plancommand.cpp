@@ -12,7 +12,7 @@
 #include "app/cli/ttatext.h"
 #include "app/experiment/experimenterror.h"
 #include "app/plan/plancandidates.h"
-#include "profiler/analysis/plan.h"
+#include "profiler/plan/plan.h"
 #include "profiler/store/storeerror.h"
 
 namespace trainbench::cli {

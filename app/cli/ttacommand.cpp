@@ -9,7 +9,7 @@
 #include "app/cli/storeaccess.h"
 #include "app/cli/texttable.h"
 #include "app/cli/ttatext.h"
-#include "profiler/analysis/seedgroup.h"
+#include "profiler/grouping/seedgroup.h"
 #include "profiler/store/storeerror.h"
 
 namespace trainbench::cli {

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "profiler/analysis/quantities.h"
+#include "profiler/plan/quantities.h"
 
 namespace trainbench::cli {
 

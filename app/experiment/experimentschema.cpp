@@ -8,8 +8,8 @@
 #include "app/experiment/experiment.h"
 #include "app/experiment/issuelist.h"
 #include "app/experiment/suggest.h"
-#include "engine/device/devicecatalog.h"
-#include "engine/device/tpuslice.h"
+#include "engine/emulation/devicecatalog.h"
+#include "engine/emulation/tpuslice.h"
 
 namespace trainbench::app {
 namespace {

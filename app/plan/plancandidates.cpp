@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <map>
 
-#include "profiler/analysis/configkeys.h"
-#include "profiler/analysis/quantities.h"
+#include "profiler/grouping/configkeys.h"
+#include "profiler/plan/quantities.h"
 
 namespace trainbench::app {
 

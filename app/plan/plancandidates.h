@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "app/plan/pointestimate.h"
-#include "profiler/analysis/plancandidate.h"
-#include "profiler/analysis/seedgroup.h"
+#include "profiler/plan/plancandidate.h"
+#include "profiler/grouping/seedgroup.h"
 
 namespace trainbench::app {
 

@@ -6,7 +6,7 @@
 
 #include "app/run/deviceplan.h"
 #include "app/run/estimate.h"
-#include "profiler/analysis/configkeys.h"
+#include "profiler/grouping/configkeys.h"
 
 namespace trainbench::app {
 

@@ -4,8 +4,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "engine/device/devicecatalog.h"
-#include "engine/device/tpuslice.h"
+#include "engine/emulation/devicecatalog.h"
+#include "engine/emulation/tpuslice.h"
 #include "profiler/machine/hostmodel.h"
 #include "profiler/machine/machinecache.h"
 #include "profiler/machine/memoryprobe.h"

@@ -9,10 +9,10 @@
 #include <string>
 
 #include "app/experiment/experiment.h"
-#include "engine/device/devicespec.h"
-#include "engine/device/parameterserverclock.h"
-#include "engine/device/topology.h"
-#include "engine/device/virtualclock.h"
+#include "engine/emulation/devicespec.h"
+#include "engine/emulation/parameterserverclock.h"
+#include "engine/emulation/topology.h"
+#include "engine/emulation/virtualclock.h"
 
 namespace trainbench::app {
 

@@ -1,7 +1,7 @@
 #include "app/run/emulatedparameterservers.h"
 
 #include "app/run/numbertext.h"
-#include "profiler/analysis/quantities.h"
+#include "profiler/plan/quantities.h"
 
 namespace trainbench::app {
 

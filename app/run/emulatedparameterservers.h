@@ -9,8 +9,8 @@
 
 #include "app/experiment/experiment.h"
 #include "app/run/deviceplan.h"
-#include "engine/device/devicememory.h"
-#include "engine/device/parameterserverclock.h"
+#include "engine/emulation/devicememory.h"
+#include "engine/emulation/parameterserverclock.h"
 #include "profiler/store/runwriter.h"
 
 namespace trainbench::app {

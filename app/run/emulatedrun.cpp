@@ -8,8 +8,8 @@
 
 #include "app/run/numbertext.h"
 #include "engine/data/pipeline/datasource.h"
-#include "engine/device/opgraph.h"
-#include "profiler/analysis/quantities.h"
+#include "engine/emulation/opgraph.h"
+#include "profiler/plan/quantities.h"
 #include "profiler/machine/infeedcache.h"
 
 namespace trainbench::app {

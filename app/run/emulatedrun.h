@@ -10,8 +10,8 @@
 #include "app/experiment/experiment.h"
 #include "app/run/deviceplan.h"
 #include "app/run/runprofiler.h"
-#include "engine/device/devicememory.h"
-#include "engine/device/virtualclock.h"
+#include "engine/emulation/devicememory.h"
+#include "engine/emulation/virtualclock.h"
 #include "profiler/machine/infeedcache.h"
 #include "profiler/store/runwriter.h"
 

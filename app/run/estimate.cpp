@@ -7,7 +7,7 @@
 #include "app/run/emulatedrun.h"
 #include "engine/data/datasubset.h"
 #include "engine/data/pipeline/datasource.h"
-#include "engine/device/opgraph.h"
+#include "engine/emulation/opgraph.h"
 
 namespace trainbench::app {
 

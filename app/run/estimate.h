@@ -10,9 +10,9 @@
 
 #include "app/experiment/experiment.h"
 #include "app/run/deviceplan.h"
-#include "engine/device/devicememory.h"
-#include "engine/device/parameterserverclock.h"
-#include "engine/device/virtualclock.h"
+#include "engine/emulation/devicememory.h"
+#include "engine/emulation/parameterserverclock.h"
+#include "engine/emulation/virtualclock.h"
 
 namespace trainbench::app {
 

@@ -16,17 +16,17 @@
 #include "engine/checkpoint/trainingcheckpoint.h"
 #include "engine/data/pipeline/datasource.h"
 #include "engine/device/cpudevice.h"
-#include "engine/device/devicememory.h"
-#include "engine/device/virtualclock.h"
+#include "engine/emulation/devicememory.h"
+#include "engine/emulation/virtualclock.h"
 #include "engine/model/model.h"
 #include "engine/optim/optimizer.h"
-#include "engine/strategy/gloocollective.h"
+#include "engine/collective/gloocollective.h"
 #include "engine/strategy/mirroredstrategy.h"
 #include "engine/strategy/multiworkerstrategy.h"
 #include "engine/strategy/parameterserver.h"
 #include "engine/strategy/parameterserverstrategy.h"
 #include "engine/strategy/psworker.h"
-#include "engine/strategy/storeserver.h"
+#include "engine/rendezvous/rendezvousserver.h"
 #include "engine/train/trainer.h"
 #include "engine/util/errors.h"
 #include "app/run/checkpointmetadata.h"
@@ -36,7 +36,7 @@
 #include "app/run/numbertext.h"
 #include "app/run/runprofiler.h"
 #include "app/run/warmstartsource.h"
-#include "profiler/analysis/quantities.h"
+#include "profiler/plan/quantities.h"
 #include "profiler/store/runwriter.h"
 #include "profiler/trace/chrometrace.h"
 #include "profiler/trace/traceerror.h"
@@ -285,13 +285,13 @@ RunOutcome runExperiment(const RunRequest& request) {
     if (rank < 0) throw std::invalid_argument("this task is a '" + request.cluster->task_type +
                                               "' task; multi_worker trains on the chief and workers only");
     // The chief serves the rendezvous store before anything slow, so the others find it early.
-    std::unique_ptr<engine::StoreServer> store;
+    std::unique_ptr<engine::RendezvousServer> store;
     if (multiWorker && rank == 0) {
-        engine::StoreServerConfig sc;
+        engine::RendezvousServerConfig sc;
         sc.host = request.cluster->coordinator().host;
         sc.port = static_cast<uint16_t>(request.cluster->coordinator().port);
         sc.token = request.jobToken;
-        store = std::make_unique<engine::StoreServer>(sc);
+        store = std::make_unique<engine::RendezvousServer>(sc);
     }
     // Resuming: every rank reads the checkpoint (the same file), the chief reopens its run.
     std::optional<engine::Checkpoint> resumeFrom;

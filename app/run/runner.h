@@ -8,7 +8,7 @@
 
 #include "app/experiment/experiment.h"
 #include "engine/strategy/clusterspec.h"
-#include "engine/train/records.h"
+#include "engine/telemetry/runrecords.h"
 #include "engine/train/trainobserver.h"
 #include "profiler/store/runid.h"
 #include "profiler/store/runstatus.h"

@@ -10,10 +10,10 @@
 #include <string>
 
 #include "app/experiment/experiment.h"
-#include "engine/device/devicetiming.h"
+#include "engine/emulation/devicetiming.h"
 #include "engine/device/opdesc.h"
 #include "engine/strategy/strategy.h"
-#include "engine/train/records.h"
+#include "engine/telemetry/runrecords.h"
 #include "profiler/machine/memorywatch.h"
 #include "profiler/machine/perfcounters.h"
 #include "profiler/store/runid.h"

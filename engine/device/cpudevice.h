@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "engine/profile/opstats.h"
+#include "engine/instrument/opstats.h"
 
 namespace trainbench::engine {
 

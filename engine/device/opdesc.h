@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/profile/opstats.h"
+#include "engine/instrument/opstats.h"
 
 namespace trainbench::engine {
 

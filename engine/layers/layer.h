@@ -55,7 +55,7 @@ public:
     // The ops a forward (and, when training, the backward) of `batch` examples runs in this layer,
     // from its shapes alone: what its plans register in the per-op statistics (layout reorders,
     // which depend on the machine, left out), each with the matrix shape of a matrix product. An
-    // emulated device times a step from these (engine/device/opgraph.h). Call after the model has
+    // emulated device times a step from these (engine/emulation/opgraph.h). Call after the model has
     // fused ReLUs and decided input gradients.
     virtual void describeOps(int64_t batch, bool training, std::vector<OpDesc>& out) const = 0;
     // Asks the layer to apply ReLU to its own output (a oneDNN post-op, saving a pass over the

@@ -4,7 +4,7 @@
 // op's achieved GB/s is a lower bound on the traffic it really caused.
 #include <cstdint>
 
-#include "engine/profile/opstats.h"
+#include "engine/instrument/opstats.h"
 #include "engine/tensor/tensor.h"
 
 namespace trainbench::engine::opcost {

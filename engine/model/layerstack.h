@@ -1,7 +1,7 @@
 #pragma once
 // The layers of a ModelSpec as they run: in execution order, ReLUs fused into the layer before them,
 // and each layer told whether its input gradient is needed. A Model trains such a stack; an op graph
-// (engine/device/opgraph.h) describes one without allocating a parameter, so that a model too large
+// (engine/emulation/opgraph.h) describes one without allocating a parameter, so that a model too large
 // for this machine can still be timed on an emulated device.
 #include <cstdint>
 #include <memory>

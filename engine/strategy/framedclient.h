@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/strategy/framing.h"
+#include "engine/net/framing.h"
 
 namespace trainbench::engine {
 

@@ -1,12 +1,12 @@
 #include "engine/strategy/gradientsync.h"
 
-#include "engine/profile/instrument.h"
+#include "engine/instrument/instrument.h"
 
 #include <chrono>
 #include <stdexcept>
 #include <string>
 
-#include "engine/device/virtualclock.h"
+#include "engine/emulation/virtualclock.h"
 #include "engine/util/threadname.h"
 
 namespace trainbench::engine {

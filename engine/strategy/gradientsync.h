@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/strategy/collective.h"
+#include "engine/collective/collective.h"
 
 namespace trainbench::engine {
 

@@ -1,6 +1,6 @@
 #include "engine/strategy/mirroredstrategy.h"
 
-#include "engine/profile/instrument.h"
+#include "engine/instrument/instrument.h"
 
 #include <stdexcept>
 #include <string>

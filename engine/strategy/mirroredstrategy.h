@@ -13,7 +13,7 @@
 #include "engine/model/modelspec.h"
 #include "engine/optim/optimizerconfig.h"
 #include "engine/strategy/replica.h"
-#include "engine/strategy/sharedmemorycollective.h"
+#include "engine/collective/sharedmemorycollective.h"
 #include "engine/strategy/strategy.h"
 #include "engine/strategy/strategyconfig.h"
 

@@ -1,7 +1,7 @@
 #include "engine/strategy/multiworkerstrategy.h"
 
-#include "engine/profile/instrument.h"
-#include "engine/device/virtualclock.h"
+#include "engine/instrument/instrument.h"
+#include "engine/emulation/virtualclock.h"
 
 #include <algorithm>
 #include <string>

@@ -16,12 +16,13 @@
 #include <thread>
 #include <vector>
 
+#include "engine/net/hostport.h"
 #include "engine/strategy/parametershard.h"
 #include "engine/strategy/psprotocol.h"
-#include "engine/strategy/storewire.h"
+#include "engine/rendezvous/rendezvouswire.h"
 #include "engine/util/errors.h"
 #include "engine/device/cpudevice.h"
-#include "engine/strategy/asiolisten.h"
+#include "engine/net/asiolisten.h"
 #include "engine/util/durationtext.h"
 #include "engine/util/sametoken.h"
 
@@ -356,7 +357,7 @@ ParameterServer::ParameterServer(ParameterServerConfig config) : impl_(std::make
         config.report = [](const std::string& line) { std::fprintf(stderr, "trainbench: %s\n", line.c_str()); };
     Impl& m = *impl_;
     m.io.emplace(1);
-    const std::string wanted = storewire::formatHostPort(config.host, config.port);
+    const std::string wanted = net::formatHostPort(config.host, config.port);
     m.acceptor.emplace(*m.io);
     m.backoff.emplace(*m.io);
     if (const std::string why = listenOn(*m.acceptor, config.host, config.port); !why.empty())
@@ -364,7 +365,7 @@ ParameterServer::ParameterServer(ParameterServerConfig config) : impl_(std::make
                               why);
     m.port = m.acceptor->local_endpoint().port();
     const std::string where =
-        "parameter server " + std::to_string(config.index) + " at " + storewire::formatHostPort(config.host, m.port);
+        "parameter server " + std::to_string(config.index) + " at " + net::formatHostPort(config.host, m.port);
     m.server = std::make_unique<Server>(std::move(config), where);
     m.pending.emplace([&m](const std::string& line) { m.server->report(line); });
     m.watchdog.emplace(*m.io);
@@ -410,7 +411,7 @@ bool ParameterServer::waitUntilDone(const std::atomic<bool>* stop) {
 
 uint16_t ParameterServer::port() const { return impl_->port; }
 std::string ParameterServer::address() const {
-    return storewire::formatHostPort(impl_->server->config.host, impl_->port);
+    return net::formatHostPort(impl_->server->config.host, impl_->port);
 }
 int64_t ParameterServer::updatesApplied() const { return impl_->server->updates.load(); }
 int64_t ParameterServer::pullsServed() const { return impl_->server->pulls.load(); }

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "engine/optim/optimizerconfig.h"
-#include "engine/strategy/framing.h"
+#include "engine/net/framing.h"
 
 namespace trainbench::engine {
 

@@ -20,7 +20,7 @@
 
 #include "engine/model/model.h"
 #include "engine/optim/optimizer.h"
-#include "engine/strategy/asiolisten.h"
+#include "engine/net/asiolisten.h"
 #include "engine/strategy/framedclient.h"
 #include "engine/strategy/heartbeatsender.h"
 #include "engine/util/durationtext.h"

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/strategy/framing.h"
+#include "engine/net/framing.h"
 
 namespace trainbench::engine::ps {
 

@@ -8,12 +8,13 @@
 #include "engine/device/cpudevice.h"
 #include "engine/layers/softmaxcrossentropy.h"
 #include "engine/model/model.h"
+#include "engine/net/hostport.h"
 #include "engine/strategy/clusterspec.h"
 #include "engine/strategy/framedclient.h"
 #include "engine/strategy/heartbeatsender.h"
 #include "engine/strategy/psprotocol.h"
 #include "engine/strategy/shardconnections.h"
-#include "engine/strategy/storewire.h"
+#include "engine/rendezvous/rendezvouswire.h"
 #include "engine/util/durationtext.h"
 #include "engine/util/errors.h"
 
@@ -32,7 +33,7 @@ std::vector<HostPort> serverAddresses(const ps::JobLayout& layout) {
     std::vector<HostPort> out;
     for (size_t k = 0; k < layout.servers.size(); ++k) {
         try {
-            const storewire::HostPort hp = storewire::parseHostPort(layout.servers[k]);
+            const net::HostPort hp = net::parseHostPort(layout.servers[k]);
             out.push_back({hp.host, hp.port});
         } catch (const RendezvousError&) {
             throw ProtocolError("JobLayout message: parameter server " + std::to_string(k) + " has the address '" +
@@ -239,7 +240,7 @@ private:
 
 PsWorkerSummary runParameterServerWorker(const PsWorkerConfig& config, const Log& log) {
     FramedClient coordinator(config.coordinatorHost, config.coordinatorPort,
-                             "the coordinator at " + storewire::formatHostPort(config.coordinatorHost,
+                             "the coordinator at " + net::formatHostPort(config.coordinatorHost,
                                                                                 static_cast<uint16_t>(config.coordinatorPort)),
                              config.connectTimeout, config.timeout);
     try {

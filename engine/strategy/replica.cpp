@@ -1,6 +1,6 @@
 #include "engine/strategy/replica.h"
 
-#include "engine/profile/instrument.h"
+#include "engine/instrument/instrument.h"
 
 #include <algorithm>
 #include <chrono>

@@ -13,9 +13,9 @@
 #include "engine/optim/optimizer.h"
 #include "engine/optim/timedupdate.h"
 #include "engine/optim/optimizerconfig.h"
-#include "engine/strategy/collective.h"
+#include "engine/collective/collective.h"
 #include "engine/strategy/gradientsync.h"
-#include "engine/train/records.h"
+#include "engine/telemetry/runrecords.h"
 
 namespace trainbench::engine {
 

@@ -13,7 +13,7 @@
 #include "engine/model/model.h"
 #include "engine/optim/optimizer.h"
 #include "engine/optim/timedupdate.h"
-#include "engine/train/records.h"
+#include "engine/telemetry/runrecords.h"
 
 namespace trainbench::engine {
 

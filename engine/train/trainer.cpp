@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "engine/layers/softmaxcrossentropy.h"
-#include "engine/profile/instrument.h"
+#include "engine/instrument/instrument.h"
 #include "engine/util/vectorkernels.h"
 
 namespace trainbench::engine {

@@ -10,8 +10,8 @@
 #include "engine/model/model.h"
 #include "engine/optim/optimizer.h"
 #include "engine/strategy/strategy.h"
-#include "engine/train/records.h"
-#include "engine/train/stepclock.h"
+#include "engine/telemetry/runrecords.h"
+#include "engine/telemetry/stepclock.h"
 #include "engine/train/trainconfig.h"
 #include "engine/train/trainobserver.h"
 

@@ -3,7 +3,7 @@
 // run store records from it; the engine knows neither.
 #include <cstdint>
 
-#include "engine/train/records.h"
+#include "engine/telemetry/runrecords.h"
 
 namespace trainbench::engine {
 

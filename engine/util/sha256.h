@@ -1,6 +1,6 @@
 #pragma once
 // SHA-256 (FIPS 180-4) and HMAC-SHA256 (RFC 2104), for the proofs the ranks of a job exchange with
-// the job token as key (engine/strategy/gloohandshake.h). Small and dependency-free: the engine links
+// the job token as key (engine/collective/gloohandshake.h). Small and dependency-free: the engine links
 // no crypto library, and this is the only primitive it needs.
 #include <array>
 #include <cstddef>

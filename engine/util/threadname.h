@@ -3,7 +3,7 @@
 // threads apart: tb-read, tb-map, tb-prefetch, tb-replica1, tb-allreduce ...
 #include <pthread.h>
 
-#include "engine/profile/instrument.h"
+#include "engine/instrument/instrument.h"
 
 namespace trainbench::engine {
 

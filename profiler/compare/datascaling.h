@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/train/records.h"
+#include "engine/telemetry/runrecords.h"
 #include "profiler/compare/powerlaw.h"
 #include "profiler/store/runrow.h"
 

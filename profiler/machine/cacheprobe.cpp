@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "engine/device/cpudevice.h"
-#include "engine/device/kernelrates.h"
+#include "engine/emulation/kernelrates.h"
 #include "profiler/machine/relativefit.h"
 
 namespace trainbench::profiler {

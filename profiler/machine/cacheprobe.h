@@ -5,7 +5,7 @@
 // share the caches. The rate falls gradually, not at the cache's nominal size: on a virtual machine
 // other tenants' cores share the last-level cache, and no cache is perfectly least-recently-used.
 // The curve is summed up (fitCacheCurve) as the effective cache and the slowdown of bytes beyond
-// it, which the host's kernel rates apply to every op (engine/device/kernelrates.h).
+// it, which the host's kernel rates apply to every op (engine/emulation/kernelrates.h).
 #include <vector>
 
 namespace trainbench::profiler {

@@ -12,9 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/strategy/gloocollective.h"
-#include "engine/strategy/sharedmemorycollective.h"
-#include "engine/strategy/storeserver.h"
+#include "engine/collective/gloocollective.h"
+#include "engine/collective/sharedmemorycollective.h"
+#include "engine/rendezvous/rendezvousserver.h"
 #include "profiler/machine/cachestore.h"
 #include "profiler/machine/calibration.h"
 #include "profiler/machine/calibrationlock.h"
@@ -121,9 +121,9 @@ engine::LinkParams measureSharedMemory() {
 }
 
 engine::LinkParams measureLoopback() {
-    engine::StoreServerConfig sc;
-    sc.token = engine::StoreServer::randomToken();
-    engine::StoreServer store(sc);
+    engine::RendezvousServerConfig sc;
+    sc.token = engine::RendezvousServer::randomToken();
+    engine::RendezvousServer store(sc);
     const std::string address = store.address();
     int group = 0;
     auto makeFor = [&](const std::string& prefix) {

@@ -7,8 +7,8 @@
 #include <functional>
 #include <string>
 
-#include "engine/device/kernelrates.h"
-#include "engine/device/topology.h"
+#include "engine/emulation/kernelrates.h"
+#include "engine/emulation/topology.h"
 #include "profiler/machine/cacheprobe.h"
 
 namespace trainbench::profiler {

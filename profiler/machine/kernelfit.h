@@ -1,11 +1,11 @@
 #pragma once
-// Fits the host's kernel rates (engine/device/kernelrates.h) to probe measurements (kernelprobe.h):
+// Fits the host's kernel rates (engine/emulation/kernelrates.h) to probe measurements (kernelprobe.h):
 // for every op kind, and for the matrix-product and other families as a whole, the non-negative
 // overhead, seconds per FLOP and seconds per byte that best predict the measured times in relative
 // terms (every sample counts alike, whether it took 5 us or 5 ms).
 #include <vector>
 
-#include "engine/device/kernelrates.h"
+#include "engine/emulation/kernelrates.h"
 #include "profiler/machine/kernelprobe.h"
 
 namespace trainbench::profiler {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "engine/device/cpudevice.h"
-#include "engine/device/opgraph.h"
+#include "engine/emulation/opgraph.h"
 #include "engine/model/model.h"
 #include "engine/optim/optimizer.h"
 #include "engine/strategy/strategy.h"

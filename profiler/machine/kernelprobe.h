@@ -1,7 +1,7 @@
 #pragma once
 // Times the engine's own kernels on this host: small probe models, whose shapes are unlike any
 // benchmark workload's, train a few steps, and every op they run is timed by the per-op statistics
-// and paired with its description by shapes (engine/device/opgraph.h). The samples say how close to
+// and paired with its description by shapes (engine/emulation/opgraph.h). The samples say how close to
 // the roofs each kind of kernel comes here — what the host's cost model (kernelrates.h) is fitted to.
 #include <string>
 #include <vector>
@@ -20,7 +20,7 @@ struct KernelSample {
     int probe = 0;         // which probe model it came from (0-based)
     // The probe's parameters, gradients and optimizer state, one copy (OpGraph's footprint without
     // the activations), and how many copies ran side by side: what the caches had to hold from one
-    // step to the next (engine/device/kernelrates.h).
+    // step to the next (engine/emulation/kernelrates.h).
     double working_set_bytes = 0.0;
     int copies = 1;
 };

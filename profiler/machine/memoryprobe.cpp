@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/model/footprint.h"
+#include "engine/emulation/footprint.h"
 #include "engine/model/model.h"
 
 namespace trainbench::profiler {

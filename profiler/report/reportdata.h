@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/profile/opstats.h"
-#include "engine/train/records.h"
+#include "engine/instrument/opstats.h"
+#include "engine/telemetry/runrecords.h"
 #include "profiler/machine/machineinfo.h"
 #include "profiler/store/runrow.h"
 #include "profiler/verdict/verdict.h"

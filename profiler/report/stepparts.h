@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-#include "engine/train/records.h"
+#include "engine/telemetry/runrecords.h"
 
 namespace trainbench::profiler {
 

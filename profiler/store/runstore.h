@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/profile/opstats.h"
-#include "engine/train/records.h"
+#include "engine/instrument/opstats.h"
+#include "engine/telemetry/runrecords.h"
 #include "profiler/store/processidentity.h"
 #include "profiler/store/runid.h"
 #include "profiler/store/runrow.h"

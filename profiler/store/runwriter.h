@@ -17,8 +17,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/profile/opstats.h"
-#include "engine/train/records.h"
+#include "engine/instrument/opstats.h"
+#include "engine/telemetry/runrecords.h"
 #include "profiler/store/runid.h"
 #include "profiler/store/runspec.h"
 #include "profiler/store/runstatus.h"

@@ -52,7 +52,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/profile/instrument.h"
+#include "engine/instrument/instrument.h"
 #include "profiler/trace/traceerror.h"
 
 namespace trainbench::profiler {

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/profile/opstats.h"
+#include "engine/instrument/opstats.h"
 #include "profiler/machine/machineinfo.h"
 
 namespace trainbench::profiler {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "childprocess.h"
-#include "engine/strategy/storeserver.h"
+#include "engine/rendezvous/rendezvousserver.h"
 #include "tempdirtest.h"
 
 namespace trainbench::engine::test {
@@ -51,7 +51,7 @@ public:
     }
 
 protected:
-    std::string token_ = StoreServer::randomToken();
+    std::string token_ = RendezvousServer::randomToken();
 };
 
 }  // namespace trainbench::engine::test

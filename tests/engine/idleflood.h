@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/strategy/pendinglimit.h"
+#include "engine/net/pendinglimit.h"
 #include "tests/engine/becomestrue.h"
 #include "tests/engine/loopbacksocket.h"
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "engine/model/modelspec.h"
-#include "engine/strategy/framing.h"
+#include "engine/net/framing.h"
 #include "engine/util/errors.h"
 #include "engine/util/rng.h"
 #include "tests/engine/loopbacksocket.h"

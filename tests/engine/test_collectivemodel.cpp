@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/device/collectivemodel.h"
-#include "engine/device/collectivesimulator.h"
-#include "engine/device/topology.h"
+#include "engine/emulation/collectivemodel.h"
+#include "engine/emulation/collectivesimulator.h"
+#include "engine/emulation/topology.h"
 
 namespace trainbench::engine {
 namespace {

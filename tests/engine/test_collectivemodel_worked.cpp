@@ -8,10 +8,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine/device/collectiveclock.h"
-#include "engine/device/collectivemodel.h"
-#include "engine/device/collectivesimulator.h"
-#include "engine/device/tpuslice.h"
+#include "engine/emulation/collectiveclock.h"
+#include "engine/emulation/collectivemodel.h"
+#include "engine/emulation/collectivesimulator.h"
+#include "engine/emulation/tpuslice.h"
 
 namespace trainbench::engine {
 namespace {

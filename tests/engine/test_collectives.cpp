@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "engine/device/cpudevice.h"
-#include "engine/device/opgraph.h"
-#include "engine/device/virtualclock.h"
+#include "engine/emulation/opgraph.h"
+#include "engine/emulation/virtualclock.h"
 #include "engine/model/model.h"
 #include "engine/model/modelspec.h"
 #include "engine/strategy/gradientsync.h"
-#include "engine/strategy/sharedmemorycollective.h"
+#include "engine/collective/sharedmemorycollective.h"
 #include "engine/util/rng.h"
 
 namespace trainbench::engine {

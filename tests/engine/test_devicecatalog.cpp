@@ -12,7 +12,7 @@
 #include <sstream>
 #include <string>
 
-#include "engine/device/devicecatalog.h"
+#include "engine/emulation/devicecatalog.h"
 
 namespace trainbench::engine {
 namespace {

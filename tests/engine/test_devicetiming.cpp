@@ -7,9 +7,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine/device/devicecatalog.h"
-#include "engine/device/devicememory.h"
-#include "engine/device/devicetiming.h"
+#include "engine/emulation/devicecatalog.h"
+#include "engine/emulation/devicememory.h"
+#include "engine/emulation/devicetiming.h"
 
 namespace trainbench::engine {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/strategy/framing.h"
+#include "engine/net/framing.h"
 #include "engine/util/errors.h"
 
 namespace trainbench::engine::framing {

@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "engine/strategy/gloocollective.h"
-#include "engine/strategy/storeserver.h"
+#include "engine/collective/gloocollective.h"
+#include "engine/rendezvous/rendezvousserver.h"
 #include "engine/util/errors.h"
 #include "glooprocesstest.h"
 
@@ -150,9 +150,9 @@ TEST_F(GlooProcessTest, AHungRankMakesTheOthersTimeOutNamingTheOperation) {
 }
 
 TEST(GlooCollective, ASingleRankNeedsNoPeers) {
-    StoreServerConfig config;
-    config.token = StoreServer::randomToken();
-    StoreServer server(config);
+    RendezvousServerConfig config;
+    config.token = RendezvousServer::randomToken();
+    RendezvousServer server(config);
     GlooCollective c(0, 1, server.address(), config.token, 5s);
     EXPECT_EQ(c.rank(), 0);
     EXPECT_EQ(c.size(), 1);
@@ -173,10 +173,10 @@ TEST(GlooCollective, RefusesARankOutsideTheGroupOrNoTimeout) {
 }
 
 TEST(GlooCollective, AWrongTokenIsRefusedWithAClearMessage) {
-    StoreServerConfig config;
-    config.token = StoreServer::randomToken();
+    RendezvousServerConfig config;
+    config.token = RendezvousServer::randomToken();
     config.report = [](const std::string&) {};
-    StoreServer server(config);
+    RendezvousServer server(config);
     try {
         GlooCollective c(0, 2, server.address(), "token-of-another-job", 5s);
         ADD_FAILURE() << "joined with a wrong token";

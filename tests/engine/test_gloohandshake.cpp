@@ -1,7 +1,7 @@
-// The proof on Gloo's connections (engine/strategy/gloohandshake.h): a hello and its reply verify for
+// The proof on Gloo's connections (engine/collective/gloohandshake.h): a hello and its reply verify for
 // the pair and port they were made for, with the job's token, and for nothing else; each refusal
 // says why. And Gloo's rule for which side of a pair connects, as the guard applies it.
-#include "engine/strategy/gloohandshake.h"
+#include "engine/collective/gloohandshake.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "engine/strategy/glooaddressbook.h"
+#include "engine/collective/glooaddressbook.h"
 
 namespace trainbench::engine {
 namespace {

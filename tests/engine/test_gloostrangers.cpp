@@ -1,4 +1,4 @@
-// Strangers on the ports Gloo's pairs listen on (engine/strategy/glooguard.h), with real rank
+// Strangers on the ports Gloo's pairs listen on (engine/collective/glooguard.h), with real rank
 // processes (test_glooworker) on loopback. While rank 0 waits for rank 1 to join, the test finds rank
 // 0's listening port for rank 1 from /proc, as a scan of the host would, and connects to it: sending
 // garbage, closing at once, staying silent, sending a well-formed proof made with another job's
@@ -25,11 +25,11 @@
 #include <tuple>
 #include <vector>
 
-#include "engine/strategy/gloocollective.h"
-#include "engine/strategy/glooguard.h"
-#include "engine/strategy/gloohandshake.h"
-#include "engine/strategy/storeclient.h"
-#include "engine/strategy/storeserver.h"
+#include "engine/collective/gloocollective.h"
+#include "engine/collective/glooguard.h"
+#include "engine/collective/gloohandshake.h"
+#include "engine/rendezvous/rendezvousclient.h"
+#include "engine/rendezvous/rendezvousserver.h"
 #include "engine/util/errors.h"
 #include "glooprocesstest.h"
 #include "stranger.h"
@@ -55,7 +55,7 @@ ListeningSocket glooPort(ChildProcess& rank0, const std::string& storeAddress, c
         for (const ListeningSocket& s : test::listeningSockets(rank0.pid()))
             if (s.port != storePort) gloo.push_back(s);
         if (gloo.size() == 1) {
-            StoreClient(storeAddress, token, 30s).wait({"gloo/0"});
+            RendezvousClient(storeAddress, token, 30s).wait({"gloo/0"});
             return gloo[0];
         }
         std::this_thread::sleep_for(5ms);
@@ -207,7 +207,7 @@ TEST_F(GlooStrangerFailureTest, APeerThatNeverConnectsFailsTheRankNamingItsPortA
         in.sin_port = htons(1);
         inet_pton(AF_INET, "127.0.0.2", &in.sin_addr);  // above rank 0's 127.0.0.1: rank 0 accepts
         const std::vector<char> record = gloo::transport::tcp::Address(nowhere).bytes();
-        StoreClient(store, token_, 5s).set("gloo/1", record);
+        RendezvousClient(store, token_, 5s).set("gloo/1", record);
     }
     const auto t0 = Clock::now();
     const auto result = ranks[0]->wait(60s);
@@ -232,9 +232,9 @@ TEST_F(GlooStrangerFailureTest, APeerThatNeverConnectsFailsTheRankNamingItsPortA
 TEST(GlooGuard, IsInForceInThisProgram) { EXPECT_EQ(GlooGuard::unavailable(), ""); }
 
 TEST(GlooGuard, AWildcardListeningAddressIsRefused) {
-    StoreServerConfig config;
-    config.token = StoreServer::randomToken();
-    StoreServer server(config);
+    RendezvousServerConfig config;
+    config.token = RendezvousServer::randomToken();
+    RendezvousServer server(config);
     GlooTransport transport;
     transport.hostname = "0.0.0.0";
     try {

@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "engine/profile/instrument.h"
-#include "engine/profile/opstats.h"
+#include "engine/instrument/instrument.h"
+#include "engine/instrument/opstats.h"
 
 namespace trainbench::engine::prof {
 namespace {

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "engine/device/messageschedule.h"
+#include "engine/emulation/messageschedule.h"
 
 namespace trainbench::engine {
 namespace {

@@ -7,8 +7,8 @@
 #include <tuple>
 #include <vector>
 
-#include "engine/device/opgraph.h"
-#include "engine/model/footprint.h"
+#include "engine/emulation/opgraph.h"
+#include "engine/emulation/footprint.h"
 #include "engine/model/model.h"
 #include "engine/optim/optimizer.h"
 #include "engine/strategy/strategy.h"

@@ -3,8 +3,8 @@
 // the servers once W·P/K crosses a worker's step, and records that follow it.
 #include <gtest/gtest.h>
 
-#include "engine/device/devicecatalog.h"
-#include "engine/device/parameterserverclock.h"
+#include "engine/emulation/devicecatalog.h"
+#include "engine/emulation/parameterserverclock.h"
 #include "tests/engine/modelspecs.h"
 
 namespace trainbench::engine {

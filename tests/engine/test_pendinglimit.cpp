@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/strategy/pendinglimit.h"
+#include "engine/net/pendinglimit.h"
 
 namespace trainbench::engine {
 namespace {

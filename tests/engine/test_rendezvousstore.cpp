@@ -14,16 +14,17 @@
 #include <thread>
 #include <vector>
 
-#include "engine/strategy/storeclient.h"
-#include "engine/strategy/storeserver.h"
-#include "engine/strategy/storewire.h"
+#include "engine/net/hostport.h"
+#include "engine/rendezvous/rendezvousclient.h"
+#include "engine/rendezvous/rendezvousserver.h"
+#include "engine/rendezvous/rendezvouswire.h"
 #include "engine/util/errors.h"
 #include "idleflood.h"
 
 namespace trainbench::engine {
 namespace {
 
-using namespace storewire;
+using namespace rendezvouswire;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
@@ -47,7 +48,7 @@ std::string rendezvousErrorOf(Fn fn) {
     return {};
 }
 
-// A raw TCP connection to the store, to send what StoreClient never would.
+// A raw TCP connection to the store, to send what RendezvousClient never would.
 class RawConnection {
 public:
     explicit RawConnection(uint16_t port) {
@@ -135,37 +136,37 @@ TEST(StoreWire, PayloadReaderNeverReadsPastTheEnd) {
 }
 
 TEST(StoreWire, HostPort) {
-    EXPECT_EQ(parseHostPort("127.0.0.1:29500").host, "127.0.0.1");
-    EXPECT_EQ(parseHostPort("127.0.0.1:29500").port, 29500);
-    EXPECT_EQ(parseHostPort("[::1]:80").host, "::1");
-    EXPECT_EQ(formatHostPort("::1", 80), "[::1]:80");
+    EXPECT_EQ(net::parseHostPort("127.0.0.1:29500").host, "127.0.0.1");
+    EXPECT_EQ(net::parseHostPort("127.0.0.1:29500").port, 29500);
+    EXPECT_EQ(net::parseHostPort("[::1]:80").host, "::1");
+    EXPECT_EQ(net::formatHostPort("::1", 80), "[::1]:80");
     for (const char* bad : {"localhost", ":80", "host:0", "host:65536", "host:12x", "host:"})
-        EXPECT_NE(rendezvousErrorOf([&] { parseHostPort(bad); }).find(std::string("'") + bad + "'"), std::string::npos)
+        EXPECT_NE(rendezvousErrorOf([&] { net::parseHostPort(bad); }).find(std::string("'") + bad + "'"), std::string::npos)
             << bad;
 }
 
 class RendezvousStoreTest : public ::testing::Test {
 protected:
-    void SetUp() override { start(StoreServerConfig{}); }
-    void start(StoreServerConfig config) {
+    void SetUp() override { start(RendezvousServerConfig{}); }
+    void start(RendezvousServerConfig config) {
         server_.reset();
         config.token = token_;
         config.report = [this](const std::string& line) {
             std::lock_guard lock(mutex_);
             reports_.push_back(line);
         };
-        server_ = std::make_unique<StoreServer>(config);
+        server_ = std::make_unique<RendezvousServer>(config);
     }
     std::vector<std::string> reports() {
         std::lock_guard lock(mutex_);
         return reports_;
     }
-    StoreClient client(std::chrono::milliseconds timeout = 5s) {
-        return StoreClient(server_->address(), token_, timeout);
+    RendezvousClient client(std::chrono::milliseconds timeout = 5s) {
+        return RendezvousClient(server_->address(), token_, timeout);
     }
 
-    std::string token_ = StoreServer::randomToken();
-    std::unique_ptr<StoreServer> server_;
+    std::string token_ = RendezvousServer::randomToken();
+    std::unique_ptr<RendezvousServer> server_;
     std::mutex mutex_;
     std::vector<std::string> reports_;
 };
@@ -173,11 +174,11 @@ protected:
 TEST_F(RendezvousStoreTest, ListensOnLoopbackWithARandomToken) {
     EXPECT_EQ(server_->address(), "127.0.0.1:" + std::to_string(server_->port()));
     EXPECT_EQ(token_.size(), 32u);
-    EXPECT_NE(token_, StoreServer::randomToken());
+    EXPECT_NE(token_, RendezvousServer::randomToken());
 }
 
 TEST_F(RendezvousStoreTest, SetGetAndWaitAcrossClients) {
-    StoreClient a = client(), b = client();
+    RendezvousClient a = client(), b = client();
     const std::vector<char> value{'a', '\0', 'b', '\xff'};
     std::thread setter([&] {
         std::this_thread::sleep_for(100ms);
@@ -196,7 +197,7 @@ TEST_F(RendezvousStoreTest, SetGetAndWaitAcrossClients) {
 }
 
 TEST_F(RendezvousStoreTest, TimeoutsNameTheMissingKeysAndTheAddress) {
-    StoreClient c = client(300ms);
+    RendezvousClient c = client(300ms);
     c.set("there", {'1'});
     const std::string waited = rendezvousErrorOf([&] { c.wait({"there", "rank_3"}, 200ms); });
     EXPECT_NE(waited.find(server_->address()), std::string::npos) << waited;
@@ -209,7 +210,7 @@ TEST_F(RendezvousStoreTest, TimeoutsNameTheMissingKeysAndTheAddress) {
 }
 
 TEST_F(RendezvousStoreTest, WrongTokenIsRefusedAndItsClientCannotJoin) {
-    const std::string e = rendezvousErrorOf([&] { StoreClient(server_->address(), "not-this-job", 2s); });
+    const std::string e = rendezvousErrorOf([&] { RendezvousClient(server_->address(), "not-this-job", 2s); });
     EXPECT_NE(e.find(server_->address()), std::string::npos) << e;
     EXPECT_NE(e.find("wrong job token"), std::string::npos) << e;
     // A stray client that does not wait for the answer: its Set never lands.
@@ -219,7 +220,7 @@ TEST_F(RendezvousStoreTest, WrongTokenIsRefusedAndItsClientCannotJoin) {
     const auto r = stray.readUntilClosed(3s);
     EXPECT_TRUE(r.closed);
     EXPECT_NE(errorMessageIn(r.bytes).find("wrong job token"), std::string::npos);
-    StoreClient good = client();
+    RendezvousClient good = client();
     EXPECT_NE(rendezvousErrorOf([&] { good.wait({"rank_0"}, 100ms); }).find("timed out"), std::string::npos);
     EXPECT_EQ(server_->rejectedConnections(), 2);
     const auto lines = reports();
@@ -229,7 +230,7 @@ TEST_F(RendezvousStoreTest, WrongTokenIsRefusedAndItsClientCannotJoin) {
 }
 
 TEST_F(RendezvousStoreTest, MalformedOrOversizedMessagesCloseOnlyTheirConnection) {
-    StoreClient before = client();
+    RendezvousClient before = client();
     before.set("k", {'v'});
     const std::string set = frame(MessageType::Set, PayloadWriter().str("a").data());
     struct Case {
@@ -285,13 +286,13 @@ TEST_F(RendezvousStoreTest, MalformedOrOversizedMessagesCloseOnlyTheirConnection
     EXPECT_EQ(server_->rejectedConnections(), static_cast<int64_t>(cases.size()));
     // Everyone else is still served: a connection made before, and a new one.
     EXPECT_EQ(before.get("k"), std::vector<char>{'v'});
-    StoreClient after = client();
+    RendezvousClient after = client();
     after.set("k2", {'w'});
     EXPECT_EQ(before.get("k2"), std::vector<char>{'w'});
 }
 
 TEST_F(RendezvousStoreTest, AConnectionThatNeverSaysHelloIsClosed) {
-    StoreServerConfig config;
+    RendezvousServerConfig config;
     config.helloTimeout = 200ms;
     start(config);
     RawConnection silent(server_->port());
@@ -300,7 +301,7 @@ TEST_F(RendezvousStoreTest, AConnectionThatNeverSaysHelloIsClosed) {
     EXPECT_TRUE(r.closed);
     ASSERT_EQ(reports().size(), 1u);
     EXPECT_NE(reports()[0].find("no Hello with the job token within 200 ms"), std::string::npos) << reports()[0];
-    StoreClient c = client();  // and the next one is served
+    RendezvousClient c = client();  // and the next one is served
     c.set("k", {});
 }
 
@@ -310,14 +311,14 @@ TEST_F(RendezvousStoreTest, AFloodOfIdleConnectionsIsCappedAndRealPeersStillGetI
     test::expectIdleFloodIsCapped(
         server_->port(), {[&] { return server_->pendingConnections(); }, [&] { return server_->rejectedConnections(); }},
         [&] {
-            StoreClient c = client();
+            RendezvousClient c = client();
             c.set("rank0", {'x'});
             EXPECT_EQ(c.get("rank0"), std::vector<char>{'x'});
         });
 }
 
 TEST_F(RendezvousStoreTest, StoppingTheServerWakesAWaitingClient) {
-    StoreClient c = client(30s);
+    RendezvousClient c = client(30s);
     std::thread stopper([&] {
         std::this_thread::sleep_for(100ms);
         server_->stop();
@@ -329,29 +330,29 @@ TEST_F(RendezvousStoreTest, StoppingTheServerWakesAWaitingClient) {
     EXPECT_NE(e.find("connection lost during Wait for key(s) 'never'"), std::string::npos) << e;
 }
 
-TEST(StoreClient, AnUnreachableStoreTimesOutNamingItsAddress) {
+TEST(RendezvousClient, AnUnreachableStoreTimesOutNamingItsAddress) {
     uint16_t port = 0;
     {
-        StoreServerConfig config;
+        RendezvousServerConfig config;
         config.token = "t";
-        port = StoreServer(config).port();  // a port nothing listens on any more
+        port = RendezvousServer(config).port();  // a port nothing listens on any more
     }
     const auto t0 = Clock::now();
-    const std::string e = rendezvousErrorOf([&] { StoreClient("127.0.0.1:" + std::to_string(port), "t", 300ms); });
+    const std::string e = rendezvousErrorOf([&] { RendezvousClient("127.0.0.1:" + std::to_string(port), "t", 300ms); });
     EXPECT_LT(Clock::now() - t0, 5s);
     EXPECT_NE(e.find("rendezvous store 127.0.0.1:" + std::to_string(port) + ": could not connect within 300 ms"),
               std::string::npos)
         << e;
 }
 
-TEST(StoreServer, RefusesAnEmptyTokenAndABusyPort) {
-    EXPECT_THROW(StoreServer(StoreServerConfig{}), std::invalid_argument);
-    StoreServerConfig config;
+TEST(RendezvousServer, RefusesAnEmptyTokenAndABusyPort) {
+    EXPECT_THROW(RendezvousServer(RendezvousServerConfig{}), std::invalid_argument);
+    RendezvousServerConfig config;
     config.token = "t";
-    StoreServer first(config);
+    RendezvousServer first(config);
     config.port = first.port();
     try {
-        StoreServer second(config);
+        RendezvousServer second(config);
         ADD_FAILURE() << "a second server on the same port";
     } catch (const RendezvousError& e) {
         EXPECT_NE(std::string(e.what()).find("cannot listen on " + first.address()), std::string::npos) << e.what();

@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine/device/tpuslice.h"
-#include "engine/device/topology.h"
+#include "engine/emulation/tpuslice.h"
+#include "engine/emulation/topology.h"
 
 namespace trainbench::engine {
 namespace {

@@ -4,7 +4,7 @@
 #include <set>
 #include <string>
 
-#include "engine/device/devicecatalog.h"
+#include "engine/emulation/devicecatalog.h"
 #include "fuzzfile.h"
 
 using namespace trainbench::engine;

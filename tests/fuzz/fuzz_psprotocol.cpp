@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/strategy/framing.h"
+#include "engine/net/framing.h"
 #include "engine/strategy/psprotocol.h"
 #include "engine/util/errors.h"
 #include "fuzzfile.h"

@@ -84,7 +84,7 @@ def checkpoint(shards, metadata=b""):
 
 
 def ps_frame(kind, payload):
-    """A frame of the parameter-server protocol (engine/strategy/framing.h)."""
+    """A frame of the parameter-server protocol (engine/net/framing.h)."""
     return struct.pack("<IHHQ", 0x53504254, 1, kind, len(payload)) + payload
 
 
@@ -101,7 +101,7 @@ def ps_spans(spans):
 
 
 def store_frame(kind, payload):
-    """A message of the rendezvous store (engine/strategy/storewire.h)."""
+    """A message of the rendezvous store (engine/rendezvous/rendezvouswire.h)."""
     return struct.pack("<IHHI", 0x564B4254, 1, kind, len(payload)) + payload
 
 
@@ -224,16 +224,16 @@ def more_seeds():
     write("fuzz_devicecatalog", "cpu.json", b'{"format": 1, "devices": [{"id": "host", "kind": "cpu", "name": "H", '
           b'"compute": {"peak_fp32_tflops": "calibration"}}]}')
     write("fuzz_devicecatalog", "too_deep.json", b'{"format": 1, "about": ' + b"[" * 40 + b"]" * 40 + b"}")
-    # fuzz_storewire: message streams of the rendezvous store, either way.
+    # fuzz_rendezvouswire: message streams of the rendezvous store, either way.
     def s(text):
         return struct.pack("<I", len(text)) + text
-    write("fuzz_storewire", "client", store_frame(1, s(b"0123456789abcdef0123456789abcdef")) +
+    write("fuzz_rendezvouswire", "client", store_frame(1, s(b"0123456789abcdef0123456789abcdef")) +
           store_frame(2, s(b"rank_0") + b"\x00value") + store_frame(3, s(b"rank_1")) +
           store_frame(4, struct.pack("<II", 5000, 2) + s(b"rank_0") + s(b"rank_1")))
-    write("fuzz_storewire", "server", store_frame(16, b"") + store_frame(16, b"value") + store_frame(17, s(b"k")) +
+    write("fuzz_rendezvouswire", "server", store_frame(16, b"") + store_frame(16, b"value") + store_frame(17, s(b"k")) +
           store_frame(18, struct.pack("<I", 1) + s(b"rank_3")) + store_frame(19, s(b"wrong job token")))
-    write("fuzz_storewire", "lying_wait", store_frame(4, struct.pack("<II", 10, 1000000)))
-    write("fuzz_storewire", "too_long", store_frame(2, s(b"k"))[:8] + struct.pack("<I", 1 << 30))
+    write("fuzz_rendezvouswire", "lying_wait", store_frame(4, struct.pack("<II", 10, 1000000)))
+    write("fuzz_rendezvouswire", "too_long", store_frame(2, s(b"k"))[:8] + struct.pack("<I", 1 << 30))
     # fuzz_image: the first byte picks the channels asked for; PNGs of each colour type, and JPEGs.
     write("fuzz_image", "grey8.png", b"\x00" + png(3, 2, 8, 0, b"\x00\x01\x02\x03\x01\x10\x10\x10"))
     write("fuzz_image", "rgb8.png", b"\x02" + png(2, 2, 8, 2, b"\x00" + bytes(range(6)) + b"\x02" + bytes(range(6, 12))))

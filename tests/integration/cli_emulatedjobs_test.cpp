@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "profiler/analysis/quantities.h"
+#include "profiler/plan/quantities.h"
 #include "profiler/store/runstore.h"
 #include "tests/integration/clirunner.h"
 #include "tests/integration/emulatedruns.h"

@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/train/records.h"
+#include "engine/telemetry/runrecords.h"
 #include "profiler/store/runwriter.h"
 #include "tests/integration/clirunner.h"
 

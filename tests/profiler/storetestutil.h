@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/train/records.h"
+#include "engine/telemetry/runrecords.h"
 #include "profiler/store/processidentity.h"
 
 namespace trainbench::profiler::testutil {

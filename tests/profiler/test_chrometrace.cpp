@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/profile/instrument.h"
+#include "engine/instrument/instrument.h"
 #include "profiler/trace/chrometrace.h"
 #include "profiler/trace/jsonout.h"
 #include "storetestutil.h"

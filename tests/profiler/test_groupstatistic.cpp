@@ -2,7 +2,7 @@
 // never reached the target is the slowest. Expected values worked out by hand.
 #include <gtest/gtest.h>
 
-#include "profiler/analysis/groupstatistic.h"
+#include "profiler/grouping/groupstatistic.h"
 
 namespace trainbench::profiler {
 namespace {

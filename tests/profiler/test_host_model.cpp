@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/device/kernelrates.h"
+#include "engine/emulation/kernelrates.h"
 #include "profiler/machine/cacheprobe.h"
 #include "profiler/machine/calibration.h"
 #include "profiler/machine/hostmodel.h"

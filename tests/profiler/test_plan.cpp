@@ -4,8 +4,8 @@
 
 #include <stdexcept>
 
-#include "profiler/analysis/plan.h"
-#include "profiler/analysis/quantities.h"
+#include "profiler/plan/plan.h"
+#include "profiler/plan/quantities.h"
 
 namespace trainbench::profiler {
 namespace {

@@ -3,8 +3,8 @@
 // names the group trained from scratch it compares with.
 #include <gtest/gtest.h>
 
-#include "profiler/analysis/configkeys.h"
-#include "profiler/analysis/seedgroup.h"
+#include "profiler/grouping/configkeys.h"
+#include "profiler/grouping/seedgroup.h"
 #include "profiler/store/runstore.h"
 #include "storetestutil.h"
 #include "ttatestutil.h"

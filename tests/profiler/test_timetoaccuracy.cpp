@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "profiler/analysis/runtta.h"
+#include "profiler/tta/runtta.h"
 #include "profiler/store/runstore.h"
 #include "storetestutil.h"
 #include "ttatestutil.h"

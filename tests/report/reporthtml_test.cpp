@@ -6,7 +6,7 @@
 #include <regex>
 #include <set>
 
-#include "profiler/analysis/quantities.h"
+#include "profiler/plan/quantities.h"
 #include "profiler/report/reportcharts.h"
 #include "profiler/report/report.h"
 #include "tests/report/reportfixture.h"

@@ -5,7 +5,7 @@
 //
 // glooworker --rank R --size N --token T [--store HOST:PORT | --serve FILE] [--timeout-ms MS]
 //            [--scenario matrix|loop|join|once] [--host ADDRESS]
-//   --serve FILE  (rank 0) runs the job's StoreServer in this process, as the chief does, and
+//   --serve FILE  (rank 0) runs the job's RendezvousServer in this process, as the chief does, and
 //                 writes its host:port to FILE once it listens.
 //   --host        the address this rank's Gloo pairs listen on (default 127.0.0.1)
 //   once          one exact all-reduce of 1001 and one of 1 Mi floats, then the barrier
@@ -20,8 +20,8 @@
 #include <thread>
 #include <vector>
 
-#include "engine/strategy/gloocollective.h"
-#include "engine/strategy/storeserver.h"
+#include "engine/collective/gloocollective.h"
+#include "engine/rendezvous/rendezvousserver.h"
 #include "engine/util/errors.h"
 #include "engine/util/rng.h"
 
@@ -124,12 +124,12 @@ int loop(Collective& c) {
 }
 
 int run(const Args& a) {
-    std::unique_ptr<StoreServer> server;  // declared first: outlives the collective, as in the chief
+    std::unique_ptr<RendezvousServer> server;  // declared first: outlives the collective, as in the chief
     std::string store = a.store;
     if (!a.serve.empty()) {
-        StoreServerConfig config;
+        RendezvousServerConfig config;
         config.token = a.token;
-        server = std::make_unique<StoreServer>(config);
+        server = std::make_unique<RendezvousServer>(config);
         store = server->address();
         std::ofstream(a.serve + ".tmp") << store << "\n";
         std::filesystem::rename(a.serve + ".tmp", a.serve);

@@ -9,7 +9,7 @@
 
 #include <algorithm>
 
-#include "profiler/analysis/quantities.h"
+#include "profiler/plan/quantities.h"
 #include "ui/charts/axisformat.h"
 #include "ui/charts/chartexport.h"
 #include "ui/charts/chartlabel.h"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "profiler/store/runrow.h"
-#include "engine/train/records.h"
+#include "engine/telemetry/runrecords.h"
 
 namespace trainbench::ui {
 

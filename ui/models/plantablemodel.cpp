@@ -4,7 +4,7 @@
 #include <QColor>
 #include <QFont>
 
-#include "profiler/analysis/quantities.h"
+#include "profiler/plan/quantities.h"
 
 namespace trainbench::ui {
 

@@ -4,7 +4,7 @@
 // was measured, emulated or projected. A cost without a price is "unknown", never $0.
 #include <QAbstractTableModel>
 
-#include "profiler/analysis/plan.h"
+#include "profiler/plan/plan.h"
 
 namespace trainbench::ui {
 

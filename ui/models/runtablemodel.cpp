@@ -7,7 +7,7 @@
 #include <cmath>
 #include <map>
 
-#include "profiler/analysis/configkeys.h"
+#include "profiler/grouping/configkeys.h"
 #include "ui/models/format.h"
 
 namespace trainbench::ui {

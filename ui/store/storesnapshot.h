@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "profiler/analysis/seedgroup.h"
+#include "profiler/grouping/seedgroup.h"
 #include "profiler/store/runstore.h"
 
 namespace trainbench::ui {

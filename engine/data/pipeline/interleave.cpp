@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "engine/data/pipeline/streamingparts.h"
-#include "engine/profile/instrument.h"
+#include "engine/instrument/instrument.h"
 #include "engine/util/threadname.h"
 
 namespace trainbench::engine {

@@ -8,7 +8,7 @@
 #include "engine/data/pipeline/streamingparts.h"
 #include "engine/data/records/example.h"
 #include "engine/data/sources/imagefolder.h"
-#include "engine/profile/instrument.h"
+#include "engine/instrument/instrument.h"
 #include "engine/util/errors.h"
 #include "engine/util/threadname.h"
 

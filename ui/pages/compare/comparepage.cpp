@@ -15,7 +15,7 @@
 #include <map>
 #include <set>
 
-#include "profiler/analysis/configkeys.h"
+#include "profiler/grouping/configkeys.h"
 #include "ui/charts/bandseries.h"
 #include "ui/charts/datascalingchart.h"
 #include "ui/charts/scalingchart.h"

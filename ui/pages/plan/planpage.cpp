@@ -16,7 +16,7 @@
 #include <QVBoxLayout>
 
 #include "app/plan/plancandidates.h"
-#include "profiler/analysis/quantities.h"
+#include "profiler/plan/quantities.h"
 #include "ui/charts/planchart.h"
 #include "ui/models/plantablemodel.h"
 #include "ui/pages/plan/planprojector.h"

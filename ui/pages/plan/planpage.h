@@ -8,7 +8,7 @@
 #include <QWidget>
 
 #include "app/plan/pointestimate.h"
-#include "profiler/analysis/plan.h"
+#include "profiler/plan/plan.h"
 #include "ui/store/storesnapshot.h"
 
 class QCheckBox;

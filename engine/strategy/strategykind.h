@@ -1,0 +1,25 @@
+#pragma once
+// The distribution strategies by kind: what an experiment's `strategy.type` names. Parsed once where
+// text comes in (the experiment file, a stored run's attributes); everything past that edge switches
+// on the enum, so a misspelt kind is an error at the edge rather than a branch silently not taken.
+#include <array>
+#include <optional>
+#include <string_view>
+
+namespace trainbench::engine {
+
+enum class StrategyKind { Single, Mirrored, MultiWorker, ParameterServer, TpuPod };
+
+inline constexpr std::array<StrategyKind, 5> kStrategyKinds = {
+    StrategyKind::Single, StrategyKind::Mirrored, StrategyKind::MultiWorker,
+    StrategyKind::ParameterServer, StrategyKind::TpuPod};
+
+// The name experiment files and the run store use: "single", "mirrored", "multi_worker",
+// "parameter_server", "tpu_pod".
+std::string_view strategyKindName(StrategyKind kind);
+// The kind a name stands for; nullopt for anything else (the caller says where the text came from).
+std::optional<StrategyKind> parseStrategyKind(std::string_view name);
+// Strategies whose workers are separate processes (a job of tasks, restarts, timeouts).
+bool isMultiProcess(StrategyKind kind);
+
+}  // namespace trainbench::engine
