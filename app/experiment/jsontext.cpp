@@ -1,4 +1,5 @@
 #include "app/experiment/jsontext.h"
+#include "engine/util/keypath.h"
 
 #include <cctype>
 #include <set>
@@ -55,13 +56,8 @@ private:
     std::string currentPath() const {
         std::string path;
         for (const Frame& f : frames_) {
-            if (f.isArray) {
-                // append() rather than "[" + ...: GCC 12 at -O3 warns (falsely) about the temporary.
-                path.append("[").append(std::to_string(f.index)).append("]");
-            } else {
-                if (!path.empty()) path += '.';
-                path += f.key;
-            }
+            path = f.isArray ? engine::keyPathElement(path, static_cast<std::size_t>(f.index))
+                             : engine::keyPathMember(path, f.key);
         }
         return path;
     }

@@ -7,6 +7,7 @@
 #include "app/experiment/jsontext.h"
 #include "app/experiment/pathresolution.h"
 #include "app/experiment/schemavalidator.h"
+#include "engine/util/keypath.h"
 
 namespace trainbench::app {
 namespace {
@@ -148,7 +149,7 @@ private:
     }
 
     bool indexInto(std::size_t index, Cursor& cursor, json*& target, std::string& path, const std::string& origin) {
-        const std::string where = path + "[" + std::to_string(index) + "]";
+        const std::string where = engine::keyPathElement(path, index);
         if (!cursor.unchecked && (cursor.layer || cursor.key->type != SchemaType::Layers)) {
             issues_.add(where, "'" + path + "' is not a list, so it cannot be indexed" + origin);
             return false;

@@ -8,13 +8,14 @@
 #include "app/experiment/experimentschema.h"
 #include "app/experiment/suggest.h"
 #include "app/experiment/sweep.h"
+#include "engine/util/keypath.h"
 
 namespace trainbench::app {
 
 using nlohmann::json;
 
 std::string joinKeyPath(const std::string& parent, const std::string& key) {
-    return parent.empty() ? key : parent + "." + key;
+    return engine::keyPathMember(parent, key);
 }
 
 json SchemaValidator::resolve(const SchemaKey& root, const json& document) {
@@ -156,7 +157,7 @@ std::optional<json> SchemaValidator::resolveLayers(const SchemaKey& key, const j
     json out = json::array();
     bool ok = true;
     for (std::size_t i = 0; i < value.size(); ++i) {
-        auto layer = resolveLayer(key, value[i], path + "[" + std::to_string(i) + "]");
+        auto layer = resolveLayer(key, value[i], engine::keyPathElement(path, i));
         ok = ok && layer.has_value();
         if (layer) out.push_back(std::move(*layer));
     }
@@ -188,7 +189,7 @@ std::optional<json> SchemaValidator::resolveLayer(const SchemaKey& key, const js
     const std::vector<std::string> known = layerType.keyNames();
     for (const auto& [name, item] : value.items())
         if (name != "type" && !layerType.find(name))
-            issues_.add(path + "." + name, unknownKeyMessage(name, known, "for a " + layerType.name + " layer"));
+            issues_.add(engine::keyPathMember(path, name), unknownKeyMessage(name, known, "for a " + layerType.name + " layer"));
     json out = {{"type", layerType.name}};
     resolveFields(layerType.keys, value, path, out);
     if (issues_.size() != issuesBefore) return std::nullopt;
@@ -218,7 +219,7 @@ void SchemaValidator::checkSweep(const json& value, const std::string& path) {
             continue;
         }
         for (std::size_t i = 0; i < values.size(); ++i) {
-            const std::string at = where + "[" + std::to_string(i) + "]";
+            const std::string at = engine::keyPathElement(where, i);
             const auto valid = resolveValue(*key, values[i], at);
             // Two equal values would make two identical runs under one name.
             if (valid && std::find(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(i), values[i]) !=

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/emulation/devicecatalog.h"
+#include "engine/util/keypath.h"
 
 namespace trainbench::engine::catalog {
 
@@ -30,7 +31,7 @@ public:
 
     bool isObject() const { return object_ != nullptr; }
     const std::string& path() const { return path_; }
-    std::string pathOf(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+    std::string pathOf(const std::string& key) const { return keyPathMember(path_, key); }
     void issue(const std::string& path, std::string message) { issues_.push_back({path, std::move(message)}); }
     bool has(const std::string& key) const { return object_ && object_->contains(key); }
 

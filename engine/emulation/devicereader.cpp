@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "engine/emulation/catalogreader.h"
+#include "engine/util/keypath.h"
 
 namespace trainbench::engine::catalog {
 
@@ -217,7 +218,7 @@ void DeviceReader::readTpu(ObjectReader& device, DeviceSpec& spec) {
                 if (s.is_string() && !s.get<std::string>().empty())
                     tpu.slices.push_back(s.get<std::string>());
                 else
-                    i.issue(i.pathOf("slices") + "[" + std::to_string(k) + "]",
+                    i.issue(keyPathElement(i.pathOf("slices"), k),
                             "expected a slice name such as \"v3-8\", got " + describe(s));
             }
     }

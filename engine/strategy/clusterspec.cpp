@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/util/jsonlimits.h"
+#include "engine/util/keypath.h"
 
 namespace trainbench::engine {
 
@@ -41,7 +42,7 @@ std::vector<HostPort> parseList(const json& cluster, const char* key, const std:
     const std::string where = std::string("cluster.") + key;
     if (!list.is_array()) fail(source, where, "expected a list of \"host:port\" strings");
     for (size_t i = 0; i < list.size(); ++i)
-        out.push_back(parseAddress(list[i], source, where + "[" + std::to_string(i) + "]"));
+        out.push_back(parseAddress(list[i], source, keyPathElement(where, i)));
     return out;
 }
 

@@ -1,4 +1,5 @@
 #include "engine/util/jsonlimits.h"
+#include "engine/util/keypath.h"
 
 #include <vector>
 
@@ -19,13 +20,14 @@ std::string pathOf(const std::vector<Level>& levels) {
     std::string path;
     for (const Level& l : levels) {
         if (l.array) {
-            path.append("[").append(std::to_string(l.index)).append("]");
+            path = keyPathElement(path, l.index);
         } else {
-            if (!path.empty()) path += '.';
             // The key as written in a text not parsed yet: it may hold anything (a newline, bytes
             // that are not UTF-8), and the message is one line of text. Only printable ASCII is kept.
-            for (const char c : l.key.substr(0, kMaxKeyInPath)) path += c >= 0x20 && c < 0x7F ? c : '?';
-            if (l.key.size() > kMaxKeyInPath) path += "...";
+            std::string key;
+            for (const char c : l.key.substr(0, kMaxKeyInPath)) key += c >= 0x20 && c < 0x7F ? c : '?';
+            if (l.key.size() > kMaxKeyInPath) key += "...";
+            path = keyPathMember(path, key);
         }
     }
     return path;

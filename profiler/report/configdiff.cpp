@@ -1,3 +1,4 @@
+#include "engine/util/keypath.h"
 #include "profiler/report/configdiff.h"
 
 #include <map>
@@ -8,9 +9,9 @@ namespace {
 
 void flatten(const nlohmann::json& v, const std::string& path, std::vector<std::pair<std::string, std::string>>& out) {
     if (v.is_object() && !v.empty()) {
-        for (const auto& [key, child] : v.items()) flatten(child, path.empty() ? key : path + "." + key, out);
+        for (const auto& [key, child] : v.items()) flatten(child, engine::keyPathMember(path, key), out);
     } else if (v.is_array() && !v.empty()) {
-        for (size_t i = 0; i < v.size(); ++i) flatten(v[i], path + "[" + std::to_string(i) + "]", out);
+        for (size_t i = 0; i < v.size(); ++i) flatten(v[i], engine::keyPathElement(path, i), out);
     } else {
         out.emplace_back(path, v.dump());
     }
