@@ -1,12 +1,6 @@
 #include "engine/strategy/pscoordinator.h"
 
-// Boost 1.74's asio/awaitable.hpp uses std::exchange without including <utility> (fixed in 1.75).
-#include <utility>
-
-#include <boost/asio.hpp>
-
 #include <algorithm>
-#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <future>
@@ -16,10 +10,10 @@
 #include <set>
 #include <thread>
 
-#include "engine/net/asiolisten.h"
+#include "engine/net/asioserver.h"
+#include "engine/strategy/workersession.h"
 #include "engine/util/durationtext.h"
 #include "engine/util/errors.h"
-#include "engine/util/sametoken.h"
 
 namespace trainbench::engine {
 
@@ -31,11 +25,6 @@ using boost::system::error_code;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::chrono::milliseconds kHelloTimeout{10'000};
-// Workers' Task and Result messages carry a batch; anything larger than this is not one of ours.
-constexpr uint64_t kMaxWorkerPayload = 64ull << 20;
-// Until a peer has said Hello with the token, it gets no big buffers: reads go into a small one.
-constexpr size_t kReadBytes = 64 * 1024;
-constexpr size_t kHelloReadBytes = 256;
 
 // A step on its way through the workers: the batch is kept until the step is done, so that it can
 // be handed to another worker if its own is lost.
@@ -51,24 +40,17 @@ struct PendingTask {
 
 }  // namespace
 
-struct PsCoordinator::Impl {
-    class Session;
+struct PsCoordinator::Impl final : WorkerSessionOwner {
+    using Session = WorkerSession;
 
     PsCoordinatorConfig config;
     ps::JobLayout layout;
     int64_t exampleSize = 1;
-
-    // Outlives `io`, whose pending handlers hold sessions and their places in it.
-    PendingLimit pending{[this](const std::string& line) { log("coordinator: " + line); }};
-    std::atomic<int64_t> rejected{0};  // connections refused before their Hello was accepted
     const std::shared_ptr<const std::string> heartbeatFrame =
         std::make_shared<const std::string>(ps::Heartbeat{}.encode());
-
-    asio::io_context io{1};
-    tcp::acceptor acceptor{io};
-    asio::steady_timer watchdog{io};
-    asio::steady_timer acceptRetry{io};
-    std::thread thread;
+    std::shared_ptr<const std::string> layoutFrame;
+    // Its pending handlers hold sessions; stopping it drops the ones kept below first (onHalted).
+    std::optional<AsioServer> server;
 
     // Shared between the io thread and the training thread.
     std::mutex mutex;
@@ -83,7 +65,7 @@ struct PsCoordinator::Impl {
     Clock::time_point lastWorkerSeen = Clock::now();
     std::set<int> everJoined;  // worker indices that have joined at least once
     std::vector<std::string> losses;  // why workers were lost, for the error when none is left
-    uint64_t nextSession = 1;
+    uint64_t nextSession = 1;         // io thread only
     std::vector<std::shared_ptr<Session>> shutdownSent;  // by shutdownWorkers(), training thread only
 
     void log(const std::string& m) const {
@@ -92,215 +74,34 @@ struct PsCoordinator::Impl {
     std::string serverName(size_t k) const { return "parameter server " + std::to_string(k) + " at " + layout.servers[k]; }
 
     // ---- io thread -------------------------------------------------------------------------
-    class Session : public std::enable_shared_from_this<Session> {
-    public:
-        Session(tcp::socket s, Impl& impl, uint64_t id, PendingLimit::Ticket ticket)
-            : socket_(std::move(s)), impl_(impl), id_(id), ticket_(std::move(ticket)), decoder_(ps::kMaxHelloPayload),
-              peer_(peerAddress(socket_)) {
-            lastHeard_ = Clock::now();
-        }
-        void start() {
-            ticket_.onEvict([weak = weak_from_this()] {
-                if (auto self = weak.lock()) self->close();
-            });
-            read();
-        }
-        // Queues a whole frame; frames go out one after another, never two writes at once.
-        void write(std::shared_ptr<const std::string> frame) {
-            if (closed_) return;
-            lastWritten_ = Clock::now();
-            writes_.push_back(std::move(frame));
-            if (writes_.size() == 1) writeNext();
-        }
-        // Says why (if `why` is not empty) and closes once that is written.
-        void refuse(const std::string& why) {
-            if (closed_) return;
-            if (!why.empty()) {
-                closeAfterWrites_ = true;
-                write(std::make_shared<const std::string>(ps::ErrorMessage{why}.encode()));
-            } else {
-                close();
-            }
-        }
-        void close() {
-            if (closed_) return;
-            closed_ = true;
-            error_code ignored;
-            socket_.shutdown(tcp::socket::shutdown_both, ignored);
-            socket_.close(ignored);
-        }
-        // Sends this frame last and closes once it is out.
-        void endWith(std::shared_ptr<const std::string> frame) {
-            if (closed_) return;
-            closeAfterWrites_ = true;
-            write(std::move(frame));
-        }
-        bool closed() const { return closed_; }
-        bool pendingWrites() const { return !writes_.empty(); }
-        bool authenticated() const { return authenticated_; }
-        int worker() const { return worker_; }
-        uint64_t id() const { return id_; }
-        const std::string& peer() const { return peer_; }
-        Clock::time_point lastHeard() const { return lastHeard_; }
-        Clock::time_point lastWritten() const { return lastWritten_; }
-        Clock::time_point openedAt() const { return openedAt_; }
-        std::optional<int64_t> step;  // the step it runs (guarded by Impl::mutex)
-
-    private:
-        void read() {
-            socket_.async_read_some(asio::buffer(buf_), [self = shared_from_this()](error_code ec, size_t n) {
-                self->onRead(ec, n);
-            });
-        }
-        void onRead(error_code ec, size_t n) {
-            if (closed_) return;
-            if (ec) {
-                std::string why = ec == asio::error::eof ? "its connection closed" : "its connection failed: " + ec.message();
-                try {
-                    decoder_.finish();
-                } catch (const ProtocolError& e) {
-                    why += std::string(" (") + e.what() + ")";
-                }
-                close();
-                impl_.lost(*this, why);
-                return;
-            }
-            lastHeard_ = Clock::now();
-            std::vector<framing::Frame> frames;
-            try {
-                decoder_.feed(buf_.data(), n, frames);
-                for (const framing::Frame& f : frames) {
-                    handle(f);
-                    if (closed_) return;
-                }
-            } catch (const ProtocolError& e) {
-                const std::string why = std::string("broke the protocol: ") + e.what();
-                if (!authenticated_) impl_.refused("closed the connection from " + peer_ + ": it " + why);
-                refuse(why);
-                impl_.lost(*this, why);
-                return;
-            }
-            if (authenticated_ && buf_.size() < kReadBytes) buf_.resize(kReadBytes);  // between reads
-            read();
-        }
-        void handle(const framing::Frame& f) {
-            if (!authenticated_) {
-                const ps::Hello hello = ps::Hello::decode(f);
-                if (!sameToken(hello.token, impl_.config.token)) {
-                    impl_.refused("refused a connection from " + peer_ + ": wrong job token");
-                    refuse("wrong job token");
-                    return;
-                }
-                if (hello.role != ps::Role::Worker) {
-                    const std::string why = "the coordinator serves workers; a " + ps::roleName(hello.role) + " said Hello";
-                    impl_.refused("refused a connection from " + peer_ + ": " + why);
-                    refuse(why);
-                    return;
-                }
-                authenticated_ = true;
-                ticket_.release();
-                decoder_.setMaxPayload(kMaxWorkerPayload);
-                worker_ = static_cast<int>(hello.index);
-                write(std::make_shared<const std::string>(ps::Welcome{ps::Role::Coordinator, 0}.encode()));
-                write(std::make_shared<const std::string>(impl_.layout.encode()));
-                impl_.joined(shared_from_this());
-                return;
-            }
-            switch (f.type) {
-                case ps::kHeartbeat: ps::Heartbeat::decode(f); return;
-                case ps::kResult: impl_.result(*this, ps::Result::decode(f)); return;
-                case ps::kPsLost: impl_.serverLost(*this, ps::PsLost::decode(f)); return;
-                case ps::kError: {
-                    const std::string why = ps::ErrorMessage::decode(f).message;
-                    close();
-                    impl_.workerFailed(*this, why);
-                    return;
-                }
-                default:
-                    throw ProtocolError("unexpected " + ps::messageName(f.type) + " message from a worker");
-            }
-        }
-        void writeNext() {
-            asio::async_write(socket_, asio::buffer(*writes_.front()), [self = shared_from_this()](error_code ec, size_t) {
-                if (self->closed_) return;
-                self->writes_.pop_front();
-                if (ec) {
-                    self->close();
-                    self->impl_.lost(*self, "its connection failed: " + ec.message());
-                    return;
-                }
-                if (!self->writes_.empty()) self->writeNext();
-                else if (self->closeAfterWrites_) self->close();
-            });
-        }
-
-        tcp::socket socket_;
-        Impl& impl_;
-        uint64_t id_;
-        PendingLimit::Ticket ticket_;  // its place among the connections waiting for their Hello
-        framing::FrameDecoder decoder_;
-        std::vector<uint8_t> buf_ = std::vector<uint8_t>(kHelloReadBytes);
-        std::deque<std::shared_ptr<const std::string>> writes_;
-        std::string peer_;
-        bool authenticated_ = false;
-        std::atomic<bool> closed_{false};  // read by the training thread too
-        bool closeAfterWrites_ = false;
-        int worker_ = -1;
-        Clock::time_point lastHeard_;
-        Clock::time_point lastWritten_ = Clock::now();
-        Clock::time_point openedAt_ = Clock::now();
-    };
-
-    void accept() {
-        acceptConnections(acceptor, acceptRetry, pending, [this](tcp::socket s, PendingLimit::Ticket ticket) {
-            error_code ec;
-            s.set_option(tcp::no_delay(true), ec);
-            auto session = std::make_shared<Session>(std::move(s), *this, nextSession++, std::move(ticket));
-            pendingHello.push_back(session);
-            session->start();
-        });
-    }
-    std::vector<std::shared_ptr<Session>> pendingHello;  // io thread only
-
-    // A connection closed before its Hello was accepted: counted and said.
-    void refused(const std::string& what) {
-        ++rejected;
+    void refused(const std::string& what) override {
+        server->countRejected();
         log("coordinator: " + what);
     }
 
-    // Every watch period: closes connections without Hello for kHelloTimeout, gives up on workers
-    // silent for the timeout, and sends a Heartbeat to those that heard nothing for heartbeat_ms
-    // (so that a worker waiting for its next task can tell a coordinator that stopped from one
-    // that has no task for it yet).
-    void watch() {
-        watchdog.expires_after(std::clamp(std::chrono::milliseconds(layout.heartbeat_ms / 2),
-                                          std::chrono::milliseconds(10), std::chrono::milliseconds(200)));
-        watchdog.async_wait([this](error_code ec) {
-            if (ec) return;
-            const auto now = Clock::now();
-            std::erase_if(pendingHello, [&](const std::shared_ptr<Session>& s) {
-                if (s->closed() || s->authenticated()) return true;
-                if (now - s->openedAt() < kHelloTimeout) return false;
-                refused("closed the connection from " + s->peer() + ": no Hello within " + secondsText(kHelloTimeout));
-                s->refuse("no Hello within " + secondsText(kHelloTimeout));
-                return true;
-            });
-            std::vector<std::shared_ptr<Session>> silent, idleSessions;
-            {
-                std::lock_guard lock(mutex);
-                for (auto& [id, s] : sessions) {
-                    if (now - s->lastHeard() > config.timeout) silent.push_back(s);
-                    else if (!s->pendingWrites() && now - s->lastWritten() >= std::chrono::milliseconds(layout.heartbeat_ms))
-                        idleSessions.push_back(s);
-                }
-            }
-            for (auto& s : idleSessions) s->write(heartbeatFrame);
-            for (auto& s : silent) {
-                s->close();
-                lost(*s, "it sent nothing for " + secondsText(config.timeout) + " (stopped, hung or cut off)");
-            }
-            watch();
-        });
+    void silent(Session& s) override {
+        {
+            std::lock_guard lock(mutex);
+            if (!sessions.count(s.id())) return;  // never joined, or no loss any more (shut down)
+        }
+        s.close();
+        lost(s, "it sent nothing for " + secondsText(config.timeout) + " (stopped, hung or cut off)");
+    }
+
+    // Every watch period: sends a Heartbeat to the workers that heard nothing for heartbeat_ms (so
+    // that a worker waiting for its next task can tell a coordinator that stopped from one that
+    // has no task for it yet).
+    bool watch() {
+        const auto now = Clock::now();
+        std::vector<std::shared_ptr<Session>> idleSessions;
+        {
+            std::lock_guard lock(mutex);
+            for (auto& [id, s] : sessions)
+                if (!s->writing() && now - s->lastWritten() >= std::chrono::milliseconds(layout.heartbeat_ms))
+                    idleSessions.push_back(s);
+        }
+        for (auto& s : idleSessions) s->write(heartbeatFrame);
+        return true;
     }
 
     // Hands queued steps to idle workers. With the mutex held.
@@ -317,11 +118,11 @@ struct PsCoordinator::Impl {
             it->second->step = step;
             auto frame = std::make_shared<const std::string>(
                 ps::Task::encode(t.step, t.attempt, t.seed, t.rows, t.x.data(), exampleSize, t.y.data()));
-            asio::post(io, [s = it->second, frame] { s->write(frame); });
+            asio::post(server->io(), [s = it->second, frame] { s->write(frame); });
         }
     }
 
-    void joined(const std::shared_ptr<Session>& s) {
+    void joined(const std::shared_ptr<Session>& s) override {
         std::lock_guard lock(mutex);
         sessions[s->id()] = s;
         idle.push_back(s->id());
@@ -334,7 +135,7 @@ struct PsCoordinator::Impl {
     }
 
     // A worker is gone: its step, if it had one, goes back to the front of the queue.
-    void lost(Session& s, const std::string& why) {
+    void lost(Session& s, const std::string& why) override {
         std::lock_guard lock(mutex);
         if (!sessions.erase(s.id())) return;  // never joined, or already counted
         std::erase(idle, s.id());
@@ -357,7 +158,7 @@ struct PsCoordinator::Impl {
     }
 
     // A worker said it cannot go on (a model that does not match, ...): the others would fail the same way.
-    void workerFailed(Session& s, const std::string& why) {
+    void workerFailed(Session& s, const std::string& why) override {
         {
             std::lock_guard lock(mutex);
             if (!fatal) fatal = "worker " + std::to_string(s.worker()) + " (" + s.peer() + ") failed: " + why;
@@ -365,7 +166,7 @@ struct PsCoordinator::Impl {
         lost(s, "it failed: " + why);
     }
 
-    void serverLost(Session& s, const ps::PsLost& m) {
+    void serverLost(Session& s, const ps::PsLost& m) override {
         std::lock_guard lock(mutex);
         const std::string name = m.server < layout.servers.size() ? serverName(m.server)
                                                                    : "parameter server " + std::to_string(m.server);
@@ -375,7 +176,7 @@ struct PsCoordinator::Impl {
         changed.notify_all();
     }
 
-    void result(Session& s, const ps::Result& r) {
+    void result(Session& s, const ps::Result& r) override {
         std::lock_guard lock(mutex);
         auto it = tasks.find(r.step);
         // A result for a step that was already given up on this worker (or finished) is dropped.
@@ -439,22 +240,38 @@ PsCoordinator::PsCoordinator(PsCoordinatorConfig config, ps::JobLayout layout, i
     Impl& m = *impl_;
     m.config = std::move(config);
     m.layout = std::move(layout);
+    m.layoutFrame = std::make_shared<const std::string>(m.layout.encode());
     m.exampleSize = exampleSize;
-    if (const std::string why = listenOn(m.acceptor, m.config.listen.host, static_cast<uint16_t>(m.config.listen.port));
+    m.server.emplace(m.config.token, kHelloTimeout, [&m](const std::string& line) { m.log("coordinator: " + line); });
+    if (const std::string why = m.server->listen(m.config.listen.host, static_cast<uint16_t>(m.config.listen.port));
         !why.empty())
         throw ConnectionError("coordinator: cannot listen on " + m.config.listen.text() + ": " + why);
-    m.accept();
-    m.watch();
-    m.thread = std::thread([&m] { m.io.run(); });
+    m.server->every(std::clamp(std::chrono::milliseconds(m.layout.heartbeat_ms / 2), std::chrono::milliseconds(10),
+                               std::chrono::milliseconds(200)),
+                    [&m] { return m.watch(); });
+    AsioServer::Hooks hooks;
+    hooks.onFailure = [&m](const std::string& what) {  // a handler threw past its session (out of memory)
+        std::lock_guard lock(m.mutex);
+        if (!m.fatal) m.fatal = "coordinator: stopped: " + what;
+        m.changed.notify_all();
+    };
+    hooks.onHalted = [&m] {  // the sessions go before the io_context their sockets are on
+        std::lock_guard lock(m.mutex);
+        m.sessions.clear();
+        m.shutdownSent.clear();
+    };
+    m.server->start(
+        [&m](tcp::socket socket, PendingLimit::Ticket ticket) {
+            std::make_shared<WorkerSession>(*m.server, std::move(socket), std::move(ticket), m, m.nextSession++,
+                                            m.layoutFrame, m.config.timeout)
+                ->start();
+        },
+        std::move(hooks));
 }
 
-PsCoordinator::~PsCoordinator() {
-    Impl& m = *impl_;
-    m.io.stop();
-    if (m.thread.joinable()) m.thread.join();
-}
+PsCoordinator::~PsCoordinator() { impl_->server->stop(); }
 
-uint16_t PsCoordinator::port() const { return impl_->acceptor.local_endpoint().port(); }
+uint16_t PsCoordinator::port() const { return impl_->server->port(); }
 
 void PsCoordinator::awaitWorkers() { impl_->awaitWorkers(); }
 
@@ -494,7 +311,7 @@ void PsCoordinator::shutdownWorkers() {
         m.sessions.clear();  // what happens to their connections now is no loss
         m.idle.clear();
     }
-    for (auto& s : m.shutdownSent) asio::post(m.io, [s, shutdown] { s->endWith(shutdown); });
+    for (auto& s : m.shutdownSent) asio::post(m.server->io(), [s, shutdown] { s->endWith(shutdown); });
 }
 
 void PsCoordinator::awaitShutdownsSent(std::chrono::milliseconds limit) {
@@ -502,10 +319,11 @@ void PsCoordinator::awaitShutdownsSent(std::chrono::milliseconds limit) {
     const auto deadline = Clock::now() + limit;
     for (auto& s : m.shutdownSent) {
         while (Clock::now() < deadline) {
-            std::promise<bool> busy;
-            auto f = busy.get_future();
-            asio::post(m.io, [&busy, s] { busy.set_value(s->pendingWrites()); });
-            if (!f.get()) break;
+            // Shared with the handler: should the io thread be gone, the wait ends at the deadline.
+            auto busy = std::make_shared<std::promise<bool>>();
+            std::future<bool> writing = busy->get_future();
+            asio::post(m.server->io(), [busy, s] { busy->set_value(s->writing()); });
+            if (writing.wait_until(deadline) != std::future_status::ready || !writing.get()) break;
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
         }
     }
@@ -515,8 +333,8 @@ void PsCoordinator::awaitShutdownsSent(std::chrono::milliseconds limit) {
 ParameterServerStats PsCoordinator::stats() const {
     std::lock_guard lock(impl_->mutex);
     ParameterServerStats s = impl_->stats;
-    s.rejected_connections = impl_->rejected.load() + impl_->pending.turnedAway();
-    s.pending_connections = static_cast<int64_t>(impl_->pending.pending());
+    s.rejected_connections = impl_->server->rejectedConnections();
+    s.pending_connections = impl_->server->pendingConnections();
     return s;
 }
 
