@@ -42,7 +42,8 @@ std::string connectWithin(asio::io_context& io, tcp::socket& socket, const std::
         socket.close(ignored);
         const auto now = Clock::now();
         if (now >= deadline)
-            return "could not connect within " + std::to_string(timeout.count()) + " ms (last error: " + last + "); " + hint;
+            return "could not connect within " + std::to_string(timeout.count()) + " ms (last error: " + last + "); " +
+                   hint;
         std::this_thread::sleep_for(std::min<Clock::duration>(pause, deadline - now));
         pause = std::min(pause * 2, std::chrono::milliseconds(250));
     }

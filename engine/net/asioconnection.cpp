@@ -61,7 +61,9 @@ void AsioConnection::send(Bytes bytes) {
     if (writes_.size() == 1) writeNext();
 }
 
-void AsioConnection::sendThenClose(std::string bytes) { sendThenClose(std::make_shared<const std::string>(std::move(bytes))); }
+void AsioConnection::sendThenClose(std::string bytes) {
+    sendThenClose(std::make_shared<const std::string>(std::move(bytes)));
+}
 
 void AsioConnection::sendThenClose(Bytes bytes) {
     if (closed_) return;

@@ -61,7 +61,7 @@ public:
     // Idempotent; the destructor calls it.
     void stop();
 
-    boost::asio::io_context& io() { return *io_; }
+    boost::asio::io_context& io() { return *io_; }  // until stop(): for posting to the io thread
     uint16_t port() const { return port_; }
     std::string address() const;  // host:port as listen() was given the host ("[::1]:80" for IPv6)
     bool isJobToken(std::string_view presented) const;

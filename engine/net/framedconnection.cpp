@@ -14,7 +14,8 @@ constexpr size_t kHelloReadBytes = 256;
 
 FramedConnection::FramedConnection(AsioServer& server, AsioServer::Socket socket, PendingLimit::Ticket ticket,
                                    uint64_t maxHelloPayload)
-    : AsioConnection(server, std::move(socket), std::move(ticket)), decoder_(maxHelloPayload), buffer_(kHelloReadBytes) {}
+    : AsioConnection(server, std::move(socket), std::move(ticket)), decoder_(maxHelloPayload),
+      buffer_(kHelloReadBytes) {}
 
 void FramedConnection::startReading() {
     startConnection();

@@ -17,7 +17,8 @@ namespace trainbench::engine {
 
 class FramedConnection : public AsioConnection {
 protected:
-    FramedConnection(AsioServer& server, AsioServer::Socket socket, PendingLimit::Ticket ticket, uint64_t maxHelloPayload);
+    FramedConnection(AsioServer& server, AsioServer::Socket socket, PendingLimit::Ticket ticket,
+                     uint64_t maxHelloPayload);
     // Starts the connection (startConnection()) and reads.
     void startReading();
     // admit(silence), and frames up to `maxPayload` from now on.

@@ -21,7 +21,6 @@ namespace {
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
-using boost::system::error_code;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::chrono::milliseconds kHelloTimeout{10'000};
@@ -71,7 +70,9 @@ struct PsCoordinator::Impl final : WorkerSessionOwner {
     void log(const std::string& m) const {
         if (config.log) config.log(m);
     }
-    std::string serverName(size_t k) const { return "parameter server " + std::to_string(k) + " at " + layout.servers[k]; }
+    std::string serverName(size_t k) const {
+        return "parameter server " + std::to_string(k) + " at " + layout.servers[k];
+    }
 
     // ---- io thread -------------------------------------------------------------------------
     void refused(const std::string& what) override {

@@ -66,17 +66,19 @@ public:
 
 private:
     void readLine() {
-        asio::async_read_until(socket(), in_, '\n', [self = self<EchoConnection>()](boost::system::error_code ec, size_t n) {
-            self->onLine(ec, n);
-        });
+        asio::async_read_until(socket(), in_, '\n',
+                               [self = self<EchoConnection>()](boost::system::error_code ec, size_t n) {
+                                   self->onLine(ec, n);
+                               });
     }
 
     void onLine(boost::system::error_code ec, size_t n) {
         if (closed() || closing()) return;
         if (ec) return close();
         heard();
-        const auto data = asio::buffers_begin(in_.data());
-        const std::string line(data, data + static_cast<std::ptrdiff_t>(n) - 1);
+        const auto buffers = in_.data();  // the iterators point into it
+        const auto begin = asio::buffers_begin(buffers);
+        const std::string line(begin, begin + static_cast<std::ptrdiff_t>(n) - 1);
         in_.consume(n);
         if (admitted()) {
             send(line + "\n");
