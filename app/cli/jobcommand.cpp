@@ -26,7 +26,7 @@
 
 #include "app/cli/commands.h"
 #include "profiler/trace/chrometrace.h"
-#include "app/cli/exitcodes.h"
+#include "app/run/exitcodes.h"
 #include "app/cli/jobtask.h"
 #include "app/cli/stopsignals.h"
 #include "app/experiment/experiment.h"
