@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "app/cli/commands.h"
-#include "app/cli/exitcodes.h"
+#include "app/run/exitcodes.h"
 #include "app/experiment/experiment.h"
 #include "app/quote/quote.h"
 #include "engine/io/atomicfilewriter.h"

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "app/cli/commands.h"
-#include "app/cli/exitcodes.h"
+#include "app/run/exitcodes.h"
 #include "app/cli/storeaccess.h"
 #include "app/cli/texttable.h"
 #include "profiler/store/storeerror.h"

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "app/cli/commands.h"
-#include "app/cli/exitcodes.h"
+#include "app/run/exitcodes.h"
 #include "app/cli/stopsignals.h"
 #include "app/experiment/experiment.h"
 #include "app/experiment/sweep.h"
