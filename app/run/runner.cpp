@@ -322,7 +322,8 @@ RunOutcome runExperiment(const RunRequest& request) {
         writer->attributes({{"job.restarts", std::to_string(request.restarts)},
                             {"job.resumed_from_step", std::to_string(progress ? progress->step : 0)}});
     if (writer && warm) writer->attributes(warm->attributes());
-    // Absolute: a warm start by run id reads it from wherever it is started.
+    // Absolute: a warm start by run id reads it from wherever it is started. (The store records it
+    // relative to its folder when it lies inside, and reads it back absolute: RunStoreFolder.)
     const std::string checkpointPath = std::filesystem::absolute(
         !x.train.checkpoint_path.empty()
             ? std::filesystem::path(x.train.checkpoint_path)
