@@ -74,11 +74,11 @@ struct Incarnation {
 // Starts every task of the job once and waits for all of them. multi_worker: `workers` trainers,
 // the first of them the chief. parameter_server: a chief that coordinates, `workers` workers and
 // `servers` parameter servers. `timeout` is strategy.timeout_s.
-Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overrides, const std::string& strategy,
+Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overrides, engine::StrategyKind strategy,
                      int workers, int servers, std::chrono::milliseconds timeout, const StopSignals& signals,
                      int restarts) {
     Incarnation out;
-    const bool async = strategy == "parameter_server";
+    const bool async = strategy == engine::StrategyKind::ParameterServer;
     std::vector<JobTask> tasks;
     tasks.push_back({"chief", 0});
     for (int i = 0; i < (async ? workers : workers - 1); ++i) tasks.push_back({"worker", i, "", !async});
@@ -154,7 +154,7 @@ Incarnation runTasks(const RunArgs& args, const std::vector<std::string>& overri
         if (args.quiet || r > 0) argv.push_back("-q");
         // multi_worker ranks each trace their steps (the launcher merges the files); in a
         // parameter_server job the chief's dispatching is the job's step.
-        if (!args.trace.empty() && (strategy == "multi_worker" || tasks[r].type == "chief")) {
+        if (!args.trace.empty() && (strategy == engine::StrategyKind::MultiWorker || tasks[r].type == "chief")) {
             argv.insert(argv.end(), {"--trace", args.trace, "--trace-steps", args.traceSteps});
         }
         std::vector<char*> cargv, cenv;
@@ -319,7 +319,8 @@ void recordOnTheChiefsRun(const std::string& db, const Incarnation& r) {
 }  // namespace
 
 int launchLocalJob(const RunArgs& args, const app::Experiment& experiment, const StopSignals& signals) {
-    const std::string& strategy = experiment.strategy.type;
+    const engine::StrategyKind strategy = experiment.strategy.type;
+    const std::string strategyName(engine::strategyKindName(strategy));
     const int workers = experiment.strategy.replicas;
     const int servers = experiment.strategy.parameter_servers;
     const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(experiment.strategy.timeout_s * 1000));
@@ -338,7 +339,7 @@ int launchLocalJob(const RunArgs& args, const app::Experiment& experiment, const
     for (int restarts = 0;; ++restarts) {
         const Incarnation r = runTasks(args, overrides, strategy, workers, servers, timeout, signals, restarts);
         if (!r.failed) {
-            if (!args.trace.empty() && strategy == "multi_worker") return mergeRankTraces(args.trace, workers, r.exitCode);
+            if (!args.trace.empty() && strategy == engine::StrategyKind::MultiWorker) return mergeRankTraces(args.trace, workers, r.exitCode);
             return r.exitCode;
         }
         history += std::string(history.empty() ? "" : "\n  ") + (restarts ? "restart " + std::to_string(restarts) + ": " : "") +
@@ -353,10 +354,10 @@ int launchLocalJob(const RunArgs& args, const app::Experiment& experiment, const
             else if (!r.stopped && restarts < experiment.strategy.max_restarts)
                 why = "\n  (it failed before its first checkpoint)";
             const std::string after = restarts ? " after " + std::to_string(restarts) + " restart(s)" : "";
-            std::fprintf(stderr, "%s job failed%s: %s%s\n", strategy.c_str(), after.c_str(), history.c_str(), why.c_str());
+            std::fprintf(stderr, "%s job failed%s: %s%s\n", strategyName.c_str(), after.c_str(), history.c_str(), why.c_str());
             return kExitRunFailed;
         }
-        std::fprintf(stderr, "%s job: %s; restarting every task from the last checkpoint (%s)\n", strategy.c_str(),
+        std::fprintf(stderr, "%s job: %s; restarting every task from the last checkpoint (%s)\n", strategyName.c_str(),
                      r.failure.c_str(), checkpoint.c_str());
     }
 }
