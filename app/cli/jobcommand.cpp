@@ -31,7 +31,7 @@ namespace {
 // The command of one task: this executable's `worker` command, in this environment but for the
 // job's variables.
 app::TaskCommand taskCommand(const RunArgs& args, const std::vector<std::string>& overrides,
-                             const std::string& strategy, const app::TaskStart& start) {
+                             engine::StrategyKind strategy, const app::TaskStart& start) {
     app::TaskCommand c;
     c.program = "/proc/self/exe";
     for (char** e = environ; *e; ++e)
@@ -49,7 +49,7 @@ app::TaskCommand taskCommand(const RunArgs& args, const std::vector<std::string>
     if (args.quiet || start.rank > 0) c.argv.push_back("-q");
     // multi_worker ranks each trace their steps (the launcher merges the files); in a
     // parameter_server job the chief's dispatching is the job's step.
-    if (!args.trace.empty() && (strategy == "multi_worker" || start.task.type == "chief")) {
+    if (!args.trace.empty() && (strategy == engine::StrategyKind::MultiWorker || start.task.type == "chief")) {
         c.argv.insert(c.argv.end(), {"--trace", args.trace, "--trace-steps", args.traceSteps});
     }
     return c;
@@ -88,7 +88,8 @@ void recordOnTheChiefsRun(const std::string& db, const app::IncarnationResult& r
 }  // namespace
 
 int launchLocalJob(const RunArgs& args, const app::Experiment& experiment, const StopSignals& signals) {
-    const std::string& strategy = experiment.strategy.type;
+    const engine::StrategyKind strategy = experiment.strategy.type;
+    const std::string strategyName(engine::strategyKindName(strategy));
     const int workers = experiment.strategy.replicas;
     const int servers = experiment.strategy.parameter_servers;
     const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(experiment.strategy.timeout_s * 1000));
@@ -104,7 +105,7 @@ int launchLocalJob(const RunArgs& args, const app::Experiment& experiment, const
         overrides.push_back("train.checkpoint_path=" + checkpoint);
     }
     app::JobSpec spec;
-    spec.kind = engine::parseStrategyKind(strategy).value();  // multi_worker or parameter_server: validated
+    spec.kind = strategy;
     spec.workers = workers;
     spec.servers = servers;
     spec.timeout = timeout;
@@ -117,7 +118,7 @@ int launchLocalJob(const RunArgs& args, const app::Experiment& experiment, const
                                   [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); });
     const app::JobOutcome r = supervisor.run();
     if (!r.failed) {
-        if (!args.trace.empty() && strategy == "multi_worker") return mergeRankTraces(args.trace, workers, r.exitCode);
+        if (!args.trace.empty() && strategy == engine::StrategyKind::MultiWorker) return mergeRankTraces(args.trace, workers, r.exitCode);
         return r.exitCode;
     }
     recordOnTheChiefsRun(args.db, r.last);
@@ -127,7 +128,7 @@ int launchLocalJob(const RunArgs& args, const app::Experiment& experiment, const
     else if (r.why == app::NoRestart::NoCheckpointYet)
         why = "\n  (it failed before its first checkpoint)";
     const std::string after = r.restarts ? " after " + std::to_string(r.restarts) + " restart(s)" : "";
-    std::fprintf(stderr, "%s job failed%s: %s%s\n", strategy.c_str(), after.c_str(), r.history.c_str(), why.c_str());
+    std::fprintf(stderr, "%s job failed%s: %s%s\n", strategyName.c_str(), after.c_str(), r.history.c_str(), why.c_str());
     return kExitRunFailed;
 }
 

@@ -108,8 +108,8 @@ Placement placementFor(const Experiment& x, const std::optional<engine::ClusterS
     Placement p;
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const int threads = x.train.threads > 0 ? x.train.threads : cores;
-    const bool async = x.strategy.type == "parameter_server";
-    const bool job = x.strategy.type == "multi_worker" || async;
+    const bool async = x.strategy.type == engine::StrategyKind::ParameterServer;
+    const bool job = engine::isMultiProcess(x.strategy.type);
     if (devices.emulated && !job) {
         // The numerics of every emulated replica run here as one pass over the global batch, on
         // every thread; the replicas are the virtual clock's.
@@ -120,7 +120,7 @@ Placement placementFor(const Experiment& x, const std::optional<engine::ClusterS
         return p;
     }
     // A job's processes run here for real (an emulated job's each stand for one worker's device).
-    const bool replicated = x.strategy.type == "mirrored" || job;
+    const bool replicated = x.strategy.type == engine::StrategyKind::Mirrored || job;
     // parameter_server: the workers in the cluster spec (the chief only coordinates).
     p.replicas = !replicated ? 1
                  : cluster   ? (async ? static_cast<int>(cluster->worker.size()) : cluster->trainers())
@@ -143,7 +143,7 @@ profiler::RunSpec specFor(const Experiment& x, const Placement& p, const DeviceP
     spec.name = x.name;
     if (!x.source_path.empty()) spec.experiment_file = x.source_path;
     spec.config_json = x.resolved.dump();
-    spec.strategy = x.strategy.type;
+    spec.strategy = engine::strategyKindName(x.strategy.type);
     spec.devices = p.devices;
     spec.replicas = p.replicas;
     spec.global_batch = p.globalBatch;
@@ -257,10 +257,10 @@ std::vector<std::pair<std::string, std::string>> parameterServerAttributes(const
 RunOutcome runExperiment(const RunRequest& request) {
     const Experiment& x = request.experiment;
     auto say = [&](const std::string& m) { if (request.log) request.log(m); };
-    const bool multiWorker = x.strategy.type == "multi_worker";
-    const bool parameterServer = x.strategy.type == "parameter_server";
+    const bool multiWorker = x.strategy.type == engine::StrategyKind::MultiWorker;
+    const bool parameterServer = x.strategy.type == engine::StrategyKind::ParameterServer;
     if ((multiWorker || parameterServer) && !request.cluster)
-        throw std::invalid_argument("a " + x.strategy.type + " experiment runs as a job of processes: start it with "
+        throw std::invalid_argument("a " + std::string(engine::strategyKindName(x.strategy.type)) + " experiment runs as a job of processes: start it with "
                                     "`trainbench-cli run`, or each task with `trainbench-cli worker` and TF_CONFIG");
     const int jobWorkers = !request.cluster ? 0
                            : parameterServer ? static_cast<int>(request.cluster->worker.size())
@@ -368,7 +368,7 @@ RunOutcome runExperiment(const RunRequest& request) {
                                                                        data.num_classes, x.optimizer, x.train.seed);
             psStrategy = p.get();
             strategy = std::move(p);
-        } else if (x.strategy.type == "mirrored" && !devicePlan.emulated) {
+        } else if (x.strategy.type == engine::StrategyKind::Mirrored && !devicePlan.emulated) {
             strategy = std::make_unique<engine::MirroredStrategy>(place.replicas, place.threadsPerReplica, x.model, shape,
                                                                   data.num_classes, x.optimizer, x.train.seed,
                                                                   x.strategy.bucket_mb, x.strategy.overlap);
@@ -381,7 +381,7 @@ RunOutcome runExperiment(const RunRequest& request) {
             strategy = std::make_unique<engine::SingleStrategy>(*model, *optimizer);
         }
         if (devicePlan.emulated)
-            say("model: " + std::to_string(strategy->model().paramCount()) + " parameters; " + x.strategy.type + " on " +
+            say("model: " + std::to_string(strategy->model().paramCount()) + " parameters; " + std::string(engine::strategyKindName(x.strategy.type)) + " on " +
                 place.devices + " (emulated: " + std::to_string(place.replicas) + " replica(s), numerics on " +
                 std::to_string(place.threadsPerReplica) + " host thread(s)), global batch " +
                 std::to_string(place.globalBatch));

@@ -65,7 +65,7 @@ void RunProfiler::start(engine::Strategy& strategy, int64_t batchPerReplica) {
     footprint_ = profiler::footprintOf(strategy.model(), batchPerReplica,
                                        profiler::optimizerStateFloatsPerParam(experiment_.optimizer), deviceBytes);
     // Each mirrored replica in this process holds its own copy of everything.
-    if (strategy.name() == "mirrored") {
+    if (experiment_.strategy.type == engine::StrategyKind::Mirrored) {
         const double copies = static_cast<double>(strategy.replicas());
         footprint_.params_bytes *= copies;
         footprint_.grads_bytes *= copies;
