@@ -142,7 +142,7 @@ profiler::RunId recordRun(const std::string& path, int64_t steps) {
     summary.evaluations = steps / 100;
     summary.final_accuracy = summary.best_accuracy = 0.89;
     summary.throughput = static_cast<double>(steps * kBatch) / summary.train_seconds;
-    summary.stop_reason = "max_steps";
+    summary.stop_reason = engine::StopReason::MaxSteps;
     writer.finish(profiler::RunStatus::Completed, summary);
     // The machines row of this host (stand-in roofs: the benchmark times reading them, not measuring).
     profiler::roofsFor(path, 2, /*remeasure=*/true, [](int threads) {

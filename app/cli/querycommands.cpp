@@ -16,6 +16,7 @@
 #include "app/cli/texttable.h"
 #include "app/run/progressprinter.h"
 #include "engine/io/atomicfilewriter.h"
+#include "engine/strategy/strategykind.h"
 #include "engine/util/errors.h"
 #include "profiler/plan/quantities.h"
 #include "profiler/store/runattributes.h"
@@ -105,7 +106,7 @@ void printReplicas(profiler::RunStore& store, const profiler::RunRow& r) {
         t.samples += row.replica.samples;
         ++t.steps;
     }
-    if (r.strategy == "parameter_server") {
+    if (engine::parseStrategyKind(r.strategy) == engine::StrategyKind::ParameterServer) {
         // Asynchronous: each step ran on one worker; nothing waits for peers.
         std::printf("\nworkers (%s, %s)\n", r.strategy.c_str(), r.devices.c_str());
         if (r.comm_seconds && r.train_seconds && *r.train_seconds > 0)
@@ -139,7 +140,7 @@ void printReplicas(profiler::RunStore& store, const profiler::RunRow& r) {
 // A parameter_server run's updates: how stale the gradients were, and what the coordinator had to
 // rerun (run_attributes ps.*, written when the run ends).
 void printParameterServers(profiler::RunStore& store, const profiler::RunRow& r) {
-    if (r.strategy != "parameter_server") return;
+    if (engine::parseStrategyKind(r.strategy) != engine::StrategyKind::ParameterServer) return;
     std::map<std::string, std::string> a;
     for (const auto& [key, value] : store.attributes(r.id))
         if (key.starts_with(runattr::kPsGroup) || key.starts_with(runattr::kVirtualGroup)) a[key] = value;

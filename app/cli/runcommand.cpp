@@ -24,7 +24,8 @@ void printSummary(const app::RunOutcome& o, const app::Experiment& x, const std:
     const auto& s = o.summary;
     std::printf("run %lld '%s': %s", static_cast<long long>(o.id.value), x.name.c_str(),
                 std::string(profiler::runStatusName(o.status)).c_str());
-    if (!s.stop_reason.empty() && o.status != profiler::RunStatus::Failed) std::printf(" (%s)", s.stop_reason.c_str());
+    if (s.stop_reason && o.status != profiler::RunStatus::Failed)
+        std::printf(" (%s)", std::string(engine::stopReasonName(*s.stop_reason)).c_str());
     std::printf("\n");
     if (!o.message.empty()) std::printf("  %s\n", o.message.c_str());
     if (s.steps > 0) {

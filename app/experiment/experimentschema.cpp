@@ -91,13 +91,6 @@ SchemaKey choice(std::string key, json def, std::vector<std::string> choices, st
     return k;
 }
 
-// strategy.type's choices: the engine's kinds, in their order.
-std::vector<std::string> strategyKindNames() {
-    std::vector<std::string> names;
-    for (engine::StrategyKind kind : engine::kStrategyKinds) names.emplace_back(engine::strategyKindName(kind));
-    return names;
-}
-
 SchemaKey section(std::string key, std::string description, std::vector<SchemaKey> keys) {
     SchemaKey k = base(std::move(key), SchemaType::Object, nullptr, std::move(description));
     k.keys = std::move(keys);
@@ -401,8 +394,10 @@ SchemaKey buildSchema() {
         integer("shard_count", pc.shard_count, Range::ge(1).le(65536), "Workers the data is split over; this one reads 1/shard_count.",
                 pipe(&PipelineConfig::shard_count)),
         integer("shard_index", pc.shard_index, Range::ge(0), "This worker's shard, 0-based.", pipe(&PipelineConfig::shard_index)),
-        choice("shard_by", pc.shard_by, {"file", "element"}, "Shard whole files (reads 1/N of the bytes) or every Nth record (reads all).",
-               pipe(&PipelineConfig::shard_by)),
+        choice("shard_by", std::string(engine::shardByName(pc.shard_by)), {"file", "element"}, "Shard whole files (reads 1/N of the bytes) or every Nth record (reads all).",
+               [](const json& v, Experiment& out) {
+                   out.data.pipeline.shard_by = *engine::parseShardBy(v.get<std::string>());  // a choice: validated
+               }),
         flag("autotune", pc.autotune, "Measure and choose cycle_length, parallel_reads, map_parallel_calls and prefetch "
              "(the values given are then ignored); the choice is recorded with the run.", pipe(&PipelineConfig::autotune)),
         flag("skip_corrupt", pc.skip_corrupt, "Skip corrupt records and count them, instead of failing the run.",
@@ -571,7 +566,7 @@ SchemaKey buildSchema() {
 
     const engine::StrategyConfig sc{};
     SchemaKey strategy = section("strategy", "How training is spread over devices (tf.distribute's strategies).", {
-        choice("type", std::string(engine::strategyKindName(sc.type)), strategyKindNames(),
+        choice("type", std::string(engine::strategyKindName(sc.type)), engine::strategyKindNames(),
                "single: one device; mirrored: replicas in this process; multi_worker: one replica per process "
                "(Gloo); both synchronous all-reduce. parameter_server: asynchronous workers pushing to "
                "parameter servers. tpu_pod: synchronous data parallelism over the cores of an emulated TPU "
@@ -586,10 +581,12 @@ SchemaKey buildSchema() {
         integer("threads_per_replica", sc.threads_per_replica, Range::ge(0).le(1024),
                 "Compute threads of each replica (0 = train.threads, or all cores, split evenly).",
                 to(&Experiment::strategy, &engine::StrategyConfig::threads_per_replica)),
-        choice("batch_scope", sc.batch_scope, {"global", "per_replica"},
+        choice("batch_scope", std::string(engine::batchScopeName(sc.batch_scope)), {"global", "per_replica"},
                "Whether train.batch_size is the global batch (split over replicas) or each replica's "
                "(global batch = batch_size x replicas).",
-               to(&Experiment::strategy, &engine::StrategyConfig::batch_scope)),
+               [](const json& v, Experiment& out) {
+                   out.strategy.batch_scope = *engine::parseBatchScope(v.get<std::string>());  // a choice: validated
+               }),
         number("bucket_mb", static_cast<float>(sc.bucket_mb), Range::ge(0).le(1024),
                "Gradients are all-reduced in buckets of at least this many MiB, last layers first (0 = one per layer).",
                [](const json& v, Experiment& out) { out.strategy.bucket_mb = v.get<double>(); }),

@@ -38,7 +38,7 @@ Estimate estimateExperiment(const Experiment& x, const DataShape& data, const Ho
     const bool async = plan.parameter_servers > 0;
     const int64_t batch = x.train.batch_size;
     // parameter_server: a step is one worker's batch (as a run places it).
-    e.global_batch = x.strategy.batch_scope == "per_replica" ? (async ? batch : batch * plan.replicas)
+    e.global_batch = x.strategy.batch_scope == engine::BatchScope::PerReplica ? (async ? batch : batch * plan.replicas)
                      : async ? std::max<int64_t>(1, batch / plan.replicas)
                              : batch;
     e.replica_batch = plan.replicaBatch(e.global_batch);

@@ -118,7 +118,7 @@ Placement placementFor(const Experiment& x, const std::optional<engine::ClusterS
         // every thread; the replicas are the virtual clock's.
         p.replicas = devices.replicas;
         p.threadsPerReplica = threads;
-        p.globalBatch = x.strategy.batch_scope == "per_replica" ? x.train.batch_size * p.replicas : x.train.batch_size;
+        p.globalBatch = x.strategy.batch_scope == engine::BatchScope::PerReplica ? x.train.batch_size * p.replicas : x.train.batch_size;
         p.devices = devices.devices;
         return p;
     }
@@ -132,10 +132,10 @@ Placement placementFor(const Experiment& x, const std::optional<engine::ClusterS
     p.threadsPerReplica = x.strategy.threads_per_replica > 0 ? x.strategy.threads_per_replica
                                                             : std::max(1, threads / p.replicas);
     if (async)  // every step is one worker's batch: the per-replica batch
-        p.globalBatch = x.strategy.batch_scope == "per_replica" ? x.train.batch_size
+        p.globalBatch = x.strategy.batch_scope == engine::BatchScope::PerReplica ? x.train.batch_size
                                                                 : std::max<int64_t>(1, x.train.batch_size / p.replicas);
     else
-        p.globalBatch = x.strategy.batch_scope == "per_replica" ? x.train.batch_size * p.replicas : x.train.batch_size;
+        p.globalBatch = x.strategy.batch_scope == engine::BatchScope::PerReplica ? x.train.batch_size * p.replicas : x.train.batch_size;
     p.devices = devices.emulated ? devices.devices
                                  : "cpu:" + std::to_string(p.threadsPerReplica) + (replicated ? "x" + std::to_string(p.replicas) : "");
     return p;
@@ -485,7 +485,7 @@ RunOutcome runExperiment(const RunRequest& request) {
     }
     if (summary) {
         out.summary = *summary;
-        out.status = summary->stop_reason == "stopped" ? profiler::RunStatus::Stopped : profiler::RunStatus::Completed;
+        out.status = summary->stop_reason == engine::StopReason::Stopped ? profiler::RunStatus::Stopped : profiler::RunStatus::Completed;
         if (out.status == profiler::RunStatus::Stopped) out.message = "stopped by the user after step " +
                                                                      std::to_string(summary->steps);
     } else {

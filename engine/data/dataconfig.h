@@ -2,7 +2,9 @@
 // Where the training data comes from, how it is read and how it is batched: the experiment file's
 // `data` section (docs/experiment-format.md).
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "engine/data/sources/csv.h"
 #include "engine/data/storage/storage.h"
@@ -11,6 +13,19 @@ namespace trainbench::engine {
 
 // Debian's dataset-fashion-mnist package installs the IDX files here.
 inline constexpr const char* kDefaultFashionMnistDir = "/usr/share/datasets/fashion-mnist";
+
+// How a worker's share of the data is cut (data.pipeline.shard_by).
+enum class ShardBy {
+    File,     // whole files per worker: reads 1/N of the bytes
+    Element,  // every Nth record: reads everything
+};
+// The experiment file's text: "file", "element".
+constexpr std::string_view shardByName(ShardBy by) { return by == ShardBy::File ? "file" : "element"; }
+constexpr std::optional<ShardBy> parseShardBy(std::string_view name) {
+    if (name == "file") return ShardBy::File;
+    if (name == "element") return ShardBy::Element;
+    return std::nullopt;
+}
 
 // The tf.data-like input pipeline, in its fixed stage order:
 //   list files -> [shard by file] -> interleave -> [shard by element] -> [cache] -> shuffle
@@ -25,7 +40,7 @@ struct PipelineConfig {
     bool cache = false;               // keep the records in memory after the first epoch
     int64_t shard_count = 1;          // multi-worker: this worker reads 1/shard_count of the data
     int64_t shard_index = 0;
-    std::string shard_by = "file";    // "file" (whole files per worker) or "element" (every Nth record)
+    ShardBy shard_by = ShardBy::File;
     bool autotune = false;            // choose cycle_length, map_parallel_calls and prefetch by measuring
     bool skip_corrupt = false;        // count and skip corrupt records instead of failing
     std::string compression = "none"; // TFRecord files: "none" or "zlib"

@@ -1,10 +1,25 @@
 #pragma once
 // How training is spread over replicas: the experiment's "strategy" section.
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "engine/strategy/strategykind.h"
 
 namespace trainbench::engine {
+
+// What train.batch_size counts (strategy.batch_scope).
+enum class BatchScope {
+    Global,      // the global batch, split over the replicas
+    PerReplica,  // each replica's batch: the global batch is batch_size x replicas
+};
+// The experiment file's text: "global", "per_replica".
+constexpr std::string_view batchScopeName(BatchScope s) { return s == BatchScope::Global ? "global" : "per_replica"; }
+constexpr std::optional<BatchScope> parseBatchScope(std::string_view name) {
+    if (name == "global") return BatchScope::Global;
+    if (name == "per_replica") return BatchScope::PerReplica;
+    return std::nullopt;
+}
 
 struct StrategyConfig {
     StrategyKind type = StrategyKind::Single;  // the file's "single", "mirrored", ...: parsed once, at loading
@@ -12,7 +27,7 @@ struct StrategyConfig {
     int replicas = 1;              // mirrored: replicas in this process; multi_worker, parameter_server: worker processes
     int parameter_servers = 1;     // parameter_server: processes holding the variables
     int threads_per_replica = 0;   // compute threads of each replica (0: train.threads split evenly)
-    std::string batch_scope = "global";  // train.batch_size is the global batch, or "per_replica"
+    BatchScope batch_scope = BatchScope::Global;
     double bucket_mb = 1.0;        // gradients are reduced in buckets of at least this (0: one per layer)
     bool overlap = true;           // reduce buckets while backward goes on (false: after it)
     double timeout_s = 30.0;       // multi-process: a peer silent this long is lost (a dead socket fails sooner)

@@ -13,6 +13,12 @@ std::string_view strategyKindName(StrategyKind kind) {
     return "?";
 }
 
+std::vector<std::string> strategyKindNames() {
+    std::vector<std::string> names;
+    for (StrategyKind kind : kStrategyKinds) names.emplace_back(strategyKindName(kind));
+    return names;
+}
+
 std::optional<StrategyKind> parseStrategyKind(std::string_view name) {
     for (StrategyKind kind : kStrategyKinds)
         if (strategyKindName(kind) == name) return kind;

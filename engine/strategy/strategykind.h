@@ -4,7 +4,9 @@
 // on the enum, so a misspelt kind is an error at the edge rather than a branch silently not taken.
 #include <array>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace trainbench::engine {
 
@@ -17,6 +19,8 @@ inline constexpr std::array<StrategyKind, 5> kStrategyKinds = {
 // The name experiment files and the run store use: "single", "mirrored", "multi_worker",
 // "parameter_server", "tpu_pod".
 std::string_view strategyKindName(StrategyKind kind);
+// Every kind's name, in kStrategyKinds order (the choices of strategy.type).
+std::vector<std::string> strategyKindNames();
 // The kind a name stands for; nullopt for anything else (the caller says where the text came from).
 std::optional<StrategyKind> parseStrategyKind(std::string_view name);
 // Strategies whose workers are separate processes (a job of tasks, restarts, timeouts).

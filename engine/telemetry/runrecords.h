@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/telemetry/stopreason.h"
+
 namespace trainbench::engine {
 
 // What one input-pipeline stage did during one training step (differences of StageStats).
@@ -91,7 +93,7 @@ struct RunSummary {
     double train_seconds = 0.0;        // training wall time, evaluations excluded
     double eval_seconds = 0.0;         // total evaluation time
     double throughput = 0.0;           // training samples/s in steady state (first 20 steps skipped)
-    std::string stop_reason;           // "epochs", "max_steps", "target_accuracy", "stopped"
+    std::optional<StopReason> stop_reason;  // unset until training ends
     double input_seconds = 0.0;        // total input wait over the run
     int64_t skipped_records = 0;       // corrupt records skipped (data.pipeline.skip_corrupt)
     double comm_seconds = 0.0;         // total of StepRecord::comm_seconds

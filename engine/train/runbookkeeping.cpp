@@ -37,7 +37,7 @@ RunBookkeeping::RunBookkeeping(const TrainConfig& config, TrainObserver& observe
     : config_(config), observer_(observer), clock_(clock), checkpoint_(checkpoint) {
     if (!resume) return;
     s_ = resume->summary;
-    s_.stop_reason.clear();
+    s_.stop_reason.reset();
     step_ = resume->step;
     lastCheckpointStep_ = step_;
     if (resume->evaluated_at_step) lastEvalStep_ = step_;
@@ -57,7 +57,7 @@ bool RunBookkeeping::epochCompleted(int64_t epoch) {
 bool RunBookkeeping::mayStep() {
     if (stop_) return false;
     if (config_.max_steps > 0 && step_ >= config_.max_steps) {
-        s_.stop_reason = "max_steps";
+        s_.stop_reason = StopReason::MaxSteps;
         stop_ = true;
         return false;
     }
@@ -123,7 +123,7 @@ void RunBookkeeping::record(StepRecord& rec) {
 
 void RunBookkeeping::pollStop(bool agreed) {
     if (!stop_ && (agreed || observer_.stopRequested())) {
-        s_.stop_reason = "stopped";
+        s_.stop_reason = StopReason::Stopped;
         stop_ = true;
     }
 }
@@ -150,7 +150,7 @@ void RunBookkeeping::evaluated(EvalRecord& e, Clock::time_point start) {
         s_.time_to_target = s_.train_seconds;
         s_.step_at_target = step_;
         if (config_.stop_at_target) {
-            s_.stop_reason = "target_accuracy";
+            s_.stop_reason = StopReason::TargetAccuracy;
             stop_ = true;
         }
     }
@@ -169,13 +169,13 @@ void RunBookkeeping::checkpoint(Clock::time_point start) {
 }
 
 void RunBookkeeping::trainingEnded(int64_t skippedRecords) {
-    if (s_.stop_reason.empty()) s_.stop_reason = "epochs";
+    if (!s_.stop_reason) s_.stop_reason = StopReason::Epochs;
     s_.skipped_records = skippedRecords;
 }
 
 bool RunBookkeeping::finalEvaluationDue() const {
     const bool evaluates = config_.eval_every_steps > 0 || config_.eval_at_epoch_end;
-    return evaluates && step_ > 0 && lastEvalStep_ != step_ && s_.stop_reason != "target_accuracy";
+    return evaluates && step_ > 0 && lastEvalStep_ != step_ && s_.stop_reason != StopReason::TargetAccuracy;
 }
 
 bool RunBookkeeping::finalCheckpointDue() const {

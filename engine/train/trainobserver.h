@@ -25,7 +25,7 @@ public:
     virtual void onStepEnd(int64_t /*step*/) {}
     virtual void onStep(const StepRecord& /*step*/) {}
     virtual void onEval(const EvalRecord& /*eval*/) {}
-    // Polled once per step; true ends the run after the current step with stop_reason "stopped".
+    // Polled once per step; true ends the run after the current step with StopReason::Stopped.
     virtual bool stopRequested() { return false; }
 };
 

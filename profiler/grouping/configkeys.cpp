@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/strategy/strategykind.h"
+
 namespace trainbench::profiler {
 
 namespace {
@@ -68,7 +70,7 @@ std::string numericsKey(const std::string& configJson, std::optional<int64_t> gl
     // asynchronous updates depend on how many workers and servers race, so those stay.
     const json strategy = c.value("strategy", json::object());
     const std::string type = strategy.value("type", std::string("single"));
-    if (type == "parameter_server")
+    if (engine::parseStrategyKind(type) == engine::StrategyKind::ParameterServer)
         c["strategy"] = json{{"type", type}, {"replicas", strategy.value("replicas", 1)},
                              {"parameter_servers", strategy.value("parameter_servers", 1)}};
     else

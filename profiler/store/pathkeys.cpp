@@ -1,5 +1,7 @@
 #include "profiler/store/pathkeys.h"
 
+#include "profiler/store/runattributes.h"
+
 namespace trainbench::profiler {
 
 const std::vector<std::string>& experimentPathKeys() {
@@ -11,8 +13,8 @@ const std::vector<std::string>& experimentPathKeys() {
 }
 
 AttributeKind attributeKind(const std::string& key) {
-    if (key == "checkpoint.path" || key == "warm_start.checkpoint") return AttributeKind::Path;
-    if (key == "input.source") return AttributeKind::TextWithPaths;
+    if (key == runattr::kCheckpointPath || key == runattr::kWarmStartCheckpoint) return AttributeKind::Path;
+    if (key == runattr::kInputSource) return AttributeKind::TextWithPaths;
     return AttributeKind::Plain;
 }
 

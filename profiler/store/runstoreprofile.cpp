@@ -108,7 +108,10 @@ ProfileInput RunStore::profileInput(RunId id) {
         if (r.rank == ops.front().rank) in.ops.push_back(r.op);
     in.experiment = nlohmann::json::parse(row->config_json, nullptr, /*allow_exceptions=*/false);
     if (in.experiment.is_discarded()) in.experiment = nlohmann::json::object();
-    in.strategy = row->strategy;
+    const std::optional<engine::StrategyKind> strategy = engine::parseStrategyKind(row->strategy);
+    if (!strategy)
+        throw StoreError(path_ + ": run " + std::to_string(id.value) + " has unknown strategy '" + row->strategy + "'");
+    in.strategy = *strategy;
     in.replicas = static_cast<int>(row->replicas.value_or(1));
     in.threads = static_cast<int>(row->threads.value_or(0));
 

@@ -490,8 +490,8 @@ void RunWriter::write(const Batch& batch, const Final* final) {
                     .bindDouble(11, s.train_seconds)
                     .bindDouble(12, s.eval_seconds)
                     .bindDouble(13, s.throughput)
-                    .bindText(14, s.stop_reason.empty() ? std::nullopt
-                                                        : std::optional(s.stop_reason))
+                    .bindText(14, s.stop_reason ? std::optional(std::string(engine::stopReasonName(*s.stop_reason)))
+                                                : std::nullopt)
                     .bindDouble(15, s.input_seconds)
                     .bindInt(16, s.skipped_records)
                     .bindDouble(17, s.comm_seconds)

@@ -40,17 +40,17 @@ std::vector<Candidate> communicationActions(const ActionContext& ctx) {
     auto push = [&](std::optional<Candidate> c) {
         if (c) out.push_back(std::move(*c));
     };
-    const std::string strategy = v.text("strategy.type");
+    const engine::StrategyKind strategy = v.strategy();
     const int64_t replicas = v.integer("strategy.replicas");
     // On emulated devices a job's hosts exchange over device.network_gbps: a faster network is a
     // change the run can try (on this host's CPU the processes talk over loopback).
-    if ((strategy == "multi_worker" || strategy == "parameter_server") && v.emulatedDevice()) {
+    if ((strategy == engine::StrategyKind::MultiWorker || strategy == engine::StrategyKind::ParameterServer) && v.emulatedDevice()) {
         const double gbps = v.number("device.network_gbps");
         // Only the bandwidth part shrinks, and a parameter server's rounds may be bound by its updates:
         // for multi_worker an upper bound, for parameter_server none.
         std::optional<double> speedup;
         const double s = t.step, x = t.exposed_comm;
-        if (strategy == "multi_worker" && s - 0.75 * x > 0) speedup = catalogue::capSpeedup(s / (s - 0.75 * x));
+        if (strategy == engine::StrategyKind::MultiWorker && s - 0.75 * x > 0) speedup = catalogue::capSpeedup(s / (s - 0.75 * x));
         push(catalogue::make(
             BoundKind::Communication, "Four times the network bandwidth between hosts",
             {v.change("device.network_gbps", gbps * 4)},
@@ -58,7 +58,7 @@ std::vector<Candidate> communicationActions(const ActionContext& ctx) {
                 (speedup ? ": at most " + factor(*speedup) + " samples per second (latency stays)." : std::string(".")),
             speedup, "Fewer, faster links: the exchange crosses each host's network link."));
     }
-    if (strategy == "parameter_server") {
+    if (strategy == engine::StrategyKind::ParameterServer) {
         const int64_t servers = v.integer("strategy.parameter_servers");
         push(catalogue::make(
             BoundKind::Communication, "Spread the variables over twice the parameter servers",
@@ -69,7 +69,7 @@ std::vector<Candidate> communicationActions(const ActionContext& ctx) {
         push(biggerBatch(ctx));
         return out;
     }
-    if (strategy != "mirrored" && strategy != "multi_worker") return out;
+    if (strategy != engine::StrategyKind::Mirrored && strategy != engine::StrategyKind::MultiWorker) return out;
 
     if (!v.flag("strategy.overlap")) {
         // Data movement can hide behind backward; waiting for slower replicas cannot.
@@ -113,7 +113,7 @@ std::vector<Candidate> communicationActions(const ActionContext& ctx) {
     }
     push(catalogue::make(
         BoundKind::Communication, "Switch to asynchronous parameter servers",
-        {v.change("strategy.type", "parameter_server")},
+        {v.change("strategy.type", std::string(engine::strategyKindName(engine::StrategyKind::ParameterServer)))},
         "No worker waits for the slowest at every step; gradients computed on stale parameters can delay "
         "convergence.",
         std::nullopt,

@@ -21,7 +21,7 @@ std::optional<Candidate> moreThreads(const ActionContext& ctx) {
     if (host <= 0) return std::nullopt;
     // An emulated device's time is its virtual clock's: this host's threads do not change it.
     if (v.emulatedDevice()) return std::nullopt;
-    const bool single = v.text("strategy.type") == "single";
+    const bool single = v.strategy() == engine::StrategyKind::Single;
     const std::string key = single ? "train.threads" : "strategy.threads_per_replica";
     const int64_t given = v.integer(key);
     if (given == 0) return std::nullopt;

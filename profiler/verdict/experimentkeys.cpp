@@ -53,7 +53,7 @@ const std::vector<ActionKey>& actionKeys() {
         boolean("train.stop_at_target", false),
         integer("train.threads", 0, 0, 1024),
         integer("train.checkpoint_every_steps", 0, 0),
-        choice("strategy.type", "single", {"single", "mirrored", "multi_worker", "parameter_server", "tpu_pod"}),
+        choice("strategy.type", "single", engine::strategyKindNames()),
         integer("strategy.replicas", 1, 1, 64),
         integer("strategy.threads_per_replica", 0, 0, 1024),
         number("strategy.bucket_mb", 1.0, 0.0, 1024.0),
@@ -125,6 +125,10 @@ bool ExperimentView::flag(const std::string& key) const {
 std::string ExperimentView::text(const std::string& key) const {
     const json v = effective(key);
     return v.is_string() ? v.get<std::string>() : std::string();
+}
+
+engine::StrategyKind ExperimentView::strategy() const {
+    return engine::parseStrategyKind(text("strategy.type")).value_or(engine::StrategyKind::Single);
 }
 
 bool ExperimentView::emulatedDevice() const {

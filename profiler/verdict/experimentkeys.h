@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/strategy/strategykind.h"
 #include "profiler/verdict/verdict.h"
 
 namespace trainbench::profiler {
@@ -36,6 +37,8 @@ public:
     double number(const std::string& key) const;
     bool flag(const std::string& key) const;
     std::string text(const std::string& key) const;
+    // strategy.type (validated when the experiment was loaded; single when absent or unknown).
+    engine::StrategyKind strategy() const;
     // Whether the run's device.type is an emulated device (any catalog id but "cpu"): its times
     // are a virtual clock's, not this host's.
     bool emulatedDevice() const;

@@ -40,11 +40,11 @@ std::vector<Candidate> capacityActions(const ActionContext& ctx) {
     auto push = [&](std::optional<Candidate> c) {
         if (c) out.push_back(std::move(*c));
     };
-    const std::string strategy = v.text("strategy.type");
-    const int64_t replicas = strategy == "single" ? 1 : v.integer("strategy.replicas");
+    const engine::StrategyKind strategy = v.strategy();
+    const int64_t replicas = strategy == engine::StrategyKind::Single ? 1 : v.integer("strategy.replicas");
     const int64_t batch = v.integer("train.batch_size");
     // A synchronous global batch below the replica count leaves replicas without examples.
-    const bool global = strategy != "parameter_server";
+    const bool global = strategy != engine::StrategyKind::ParameterServer;
     if (batch / 2 >= (global ? replicas : 1)) {
         std::string expected = "Activations scale with the batch";
         if (ctx.capacity.recorded && ctx.input.memory) {
@@ -58,7 +58,7 @@ std::vector<Candidate> capacityActions(const ActionContext& ctx) {
                              expected + ". Scale the learning rate down with the batch.", std::nullopt,
                              "domain.md: memory-bound, (not ideal) smaller batch.", true));
     }
-    if (strategy == "mirrored" && replicas >= 2 && ctx.input.memory && ctx.input.memory->device_source == "host RAM")
+    if (strategy == engine::StrategyKind::Mirrored && replicas >= 2 && ctx.input.memory && ctx.input.memory->device_source == "host RAM")
         push(catalogue::make(
             BoundKind::MemoryCapacity, "Halve the replicas", {v.change("strategy.replicas", replicas / 2)},
             "Mirrored replicas each hold a copy of the model and optimizer state in this process's memory; half as "

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/instrument/opstats.h"
+#include "engine/strategy/strategykind.h"
 #include "profiler/machine/machineinfo.h"
 
 namespace trainbench::profiler {
@@ -40,7 +41,7 @@ struct ProfileInput {
     std::optional<MachineRoofs> roofs;      // absent: not calibrated (no roofline verdicts)
     std::optional<MemoryFootprint> memory;  // absent: not recorded
     nlohmann::json experiment;              // the run's resolved experiment (runs.config_json)
-    std::string strategy = "single";        // single, mirrored, multi_worker, parameter_server
+    engine::StrategyKind strategy = engine::StrategyKind::Single;  // the run's, read from the store
     int replicas = 1;
     int threads = 0;                        // compute threads per replica (0: unknown)
     int host_cores = 0;                     // logical cores of the host the run used (0: unknown);

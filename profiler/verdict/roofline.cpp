@@ -29,7 +29,7 @@ OpMix opMix(const ProfileInput& input) {
     }
     // A mirrored run's rows are summed over its replicas (mergeOpRows); its phases are one
     // replica's training thread.
-    const int replicas = input.strategy == "mirrored" ? std::max(1, input.replicas) : 1;
+    const int replicas = input.strategy == engine::StrategyKind::Mirrored ? std::max(1, input.replicas) : 1;
     m.op_seconds_per_replica = m.op_seconds / replicas;
     const size_t keep = std::min<size_t>(3, m.top.size());
     std::partial_sort(m.top.begin(), m.top.begin() + static_cast<std::ptrdiff_t>(keep), m.top.end(),

@@ -256,8 +256,8 @@ TEST_F(DataSubsetSourceTest, TheSameExamplesFromEverySource) {
 }
 
 TEST_F(DataSubsetSourceTest, ShardsSplitExactlyTheSubset) {
-    for (const char* by : {"file", "element"}) {
-        SCOPED_TRACE(by);
+    for (const ShardBy by : {ShardBy::File, ShardBy::Element}) {
+        SCOPED_TRACE(std::string(shardByName(by)));
         DataConfig d = tfrecord(/*files=*/4);
         d.fraction = 0.5;
         const std::vector<int64_t> subset = epoch(d, 1).ids;

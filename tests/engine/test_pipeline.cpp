@@ -162,7 +162,7 @@ TEST_F(PipelineTest, ThreadsAndPrefetchDoNotChangeTheOrder) {
 
 TEST_F(PipelineTest, ShardsByFileAndByElementPartitionTheData) {
     const std::string files = writeShards(90, 6);
-    for (const char* by : {"file", "element"}) {
+    for (const ShardBy by : {ShardBy::File, ShardBy::Element}) {
         std::vector<int64_t> all;
         for (int64_t k = 0; k < 3; ++k) {
             DataConfig d = config(files);
@@ -171,14 +171,14 @@ TEST_F(PipelineTest, ShardsByFileAndByElementPartitionTheData) {
             d.pipeline.shard_by = by;
             auto p = make(d, 8, true, choice(2, true, 2, 2));
             const Epoch e = run(*p, 0);
-            EXPECT_EQ(e.ids.size(), 30u) << by << " shard " << k;
+            EXPECT_EQ(e.ids.size(), 30u) << shardByName(by) << " shard " << k;
             all.insert(all.end(), e.ids.begin(), e.ids.end());
         }
-        EXPECT_EQ(sorted(all), iota(90)) << by << ": the shards are disjoint and cover everything";
+        EXPECT_EQ(sorted(all), iota(90)) << shardByName(by) << ": the shards are disjoint and cover everything";
     }
     DataConfig d = config(files);
     d.pipeline.shard_count = 7;
-    d.pipeline.shard_by = "file";
+    d.pipeline.shard_by = ShardBy::File;
     EXPECT_THROW(make(d, 8, true, choice(1, false, 1, 0)), DataError) << "7 workers, 6 files";
 }
 

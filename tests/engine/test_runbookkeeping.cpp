@@ -99,7 +99,7 @@ TEST(RunBookkeeping, StopsAtMaxStepsWithinAnEpoch) {
     EXPECT_FALSE(b.epochRemains(1));
     b.trainingEnded(0);
     const RunSummary s = b.summary();
-    EXPECT_EQ(s.stop_reason, "max_steps");
+    EXPECT_EQ(s.stop_reason, StopReason::MaxSteps);
     EXPECT_EQ(s.steps, 3);
     EXPECT_EQ(s.epochs_completed, 0);
 }
@@ -119,7 +119,7 @@ TEST(RunBookkeeping, RunsOutOfEpochs) {
     EXPECT_EQ(epoch, 2);
     b.trainingEnded(5);
     const RunSummary s = b.summary();
-    EXPECT_EQ(s.stop_reason, "epochs");
+    EXPECT_EQ(s.stop_reason, StopReason::Epochs);
     EXPECT_EQ(s.epochs_completed, 2);
     EXPECT_EQ(s.skipped_records, 5);
     EXPECT_FALSE(b.finalEvaluationDue()) << "the run does not evaluate at all";
@@ -140,7 +140,7 @@ TEST(RunBookkeeping, StopsWhenAskedAfterTheStepAndPollsNoMore) {
     b.pollStop(false);
     EXPECT_EQ(t.log.polls, 2) << "a stopped run does not ask again";
     b.trainingEnded(0);
-    EXPECT_EQ(b.summary().stop_reason, "stopped");
+    EXPECT_EQ(b.summary().stop_reason, StopReason::Stopped);
 
     // The processes of a job agreeing to stop ends the run the same way.
     Books u;
@@ -151,7 +151,7 @@ TEST(RunBookkeeping, StopsWhenAskedAfterTheStepAndPollsNoMore) {
     EXPECT_TRUE(c.stopped());
     EXPECT_EQ(u.log.polls, 0);
     c.trainingEnded(0);
-    EXPECT_EQ(c.summary().stop_reason, "stopped");
+    EXPECT_EQ(c.summary().stop_reason, StopReason::Stopped);
 }
 
 TEST(RunBookkeeping, TimeToTargetOnTheTrainingClockAndStopAtTarget) {
@@ -176,7 +176,7 @@ TEST(RunBookkeeping, TimeToTargetOnTheTrainingClockAndStopAtTarget) {
         ASSERT_TRUE(s.time_to_target.has_value());
         EXPECT_DOUBLE_EQ(*s.time_to_target, 2.0) << "4 steps of 0.5 s; evaluations excluded";
         EXPECT_EQ(s.step_at_target, 4);
-        EXPECT_EQ(s.stop_reason, stopAtTarget ? "target_accuracy" : "epochs");
+        EXPECT_EQ(s.stop_reason, stopAtTarget ? StopReason::TargetAccuracy : StopReason::Epochs);
         EXPECT_EQ(s.evaluations, stopAtTarget ? 2 : 3);
         EXPECT_DOUBLE_EQ(s.best_accuracy, stopAtTarget ? 0.85 : 0.9);
         EXPECT_FALSE(b.finalEvaluationDue()) << "the last step was evaluated";
@@ -321,7 +321,7 @@ TEST(RunBookkeeping, ResumesFromACheckpointsProgress) {
     at.summary.steps = 7;
     at.summary.train_seconds = 3.5;
     at.summary.evaluations = 2;
-    at.summary.stop_reason = "max_steps";
+    at.summary.stop_reason = StopReason::MaxSteps;
     Books t;
     t.config.epochs = 2;
     t.config.checkpoint_at_end = true;
@@ -338,7 +338,7 @@ TEST(RunBookkeeping, ResumesFromACheckpointsProgress) {
     EXPECT_TRUE(b.epochCompleted(1));
     b.trainingEnded(0);
     const RunSummary s = b.summary();
-    EXPECT_EQ(s.stop_reason, "epochs") << "the checkpoint's stop reason is not carried on";
+    EXPECT_EQ(s.stop_reason, StopReason::Epochs) << "the checkpoint's stop reason is not carried on";
     EXPECT_EQ(s.evaluations, 2);
     b.checkpoint(RunBookkeeping::Clock::now());
     ASSERT_EQ(t.checkpoints.size(), 1u);

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace trainbench::engine {
 namespace {
 
@@ -19,6 +22,12 @@ TEST(StrategyKind, NamesAreTheExperimentFilesOnesAndParseBack) {
 TEST(StrategyKind, AnythingElseIsNotAKind) {
     for (const char* bad : {"", "Mirrored", "multi-worker", "parameter_servers", "tpu", " single"})
         EXPECT_FALSE(parseStrategyKind(bad).has_value()) << bad;
+}
+
+TEST(StrategyKind, TheChoicesAreEveryKindInOrder) {
+    const std::vector<std::string> names = strategyKindNames();
+    ASSERT_EQ(names.size(), kStrategyKinds.size());
+    for (size_t i = 0; i < names.size(); ++i) EXPECT_EQ(names[i], strategyKindName(kStrategyKinds[i]));
 }
 
 TEST(StrategyKind, OnlyJobStrategiesAreMultiProcess) {

@@ -91,7 +91,7 @@ TEST(SyncTrainer, StepsTakeTheBatchesInOrderAndEvaluateAtEpochEnds) {
     EXPECT_EQ(log.steps, (std::vector<int64_t>{1, 2, 3, 4, 5, 6}));
     EXPECT_EQ(log.evals, (std::vector<int64_t>{3, 6}));
     EXPECT_EQ(strategy.evalFetches, 2);
-    EXPECT_EQ(s.stop_reason, "epochs");
+    EXPECT_EQ(s.stop_reason, StopReason::Epochs);
     EXPECT_EQ(s.epochs_completed, 2);
     EXPECT_EQ(s.steps, 6);
     EXPECT_DOUBLE_EQ(s.final_loss, 6.0);
@@ -109,7 +109,7 @@ TEST(SyncTrainer, AStopTheJobAgreedOnEndsTheRunAfterThatStep) {
     const RunSummary s = trainer.run(log);
     EXPECT_EQ(log.steps, (std::vector<int64_t>{1, 2, 3, 4}));
     EXPECT_EQ(log.evals, (std::vector<int64_t>{3, 4})) << "epoch 0's end, and where the run stopped";
-    EXPECT_EQ(s.stop_reason, "stopped");
+    EXPECT_EQ(s.stop_reason, StopReason::Stopped);
     EXPECT_EQ(s.epochs_completed, 1);
 }
 

@@ -26,7 +26,7 @@ protected:
         writer.eval(profiler::testutil::makeEval(5));
         engine::RunSummary summary;
         summary.steps = 5;
-        summary.stop_reason = "epochs";
+        summary.stop_reason = engine::StopReason::Epochs;
         writer.finish(profiler::RunStatus::Completed, summary);
         std::filesystem::create_directories(std::filesystem::path(checkpoint_).parent_path());
     }

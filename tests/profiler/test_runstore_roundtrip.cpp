@@ -74,7 +74,7 @@ engine::RunSummary fullSummary() {
     s.train_seconds = 30.25;
     s.eval_seconds = 1.5;
     s.throughput = 5120.5;
-    s.stop_reason = "target_accuracy";
+    s.stop_reason = engine::StopReason::TargetAccuracy;
     s.comm_seconds = 0.75;
     s.wait_seconds = 0.125;
     return s;
@@ -170,7 +170,7 @@ TEST(RunStoreRoundTrip, UnreachedTargetAndMissingOptionalsStayNull) {
     RunSpec spec;  // defaults only, no name
     engine::RunSummary summary;
     summary.steps = 1;
-    summary.stop_reason = "max_steps";
+    summary.stop_reason = engine::StopReason::MaxSteps;
     RunId id;
     {
         RunWriter writer(path, spec);

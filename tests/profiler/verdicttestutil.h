@@ -65,7 +65,7 @@ inline ProfileInput runWithInputFraction(double fraction, int64_t n = 100, doubl
 inline ProfileInput runWithCommFraction(double fraction, int64_t n = 100) {
     ProfileInput in = uniformRun(n, {.compute = 0.1 * (1 - fraction), .exposed_comm = 0.1 * fraction,
                                      .comm = 0.1 * fraction});
-    in.strategy = "mirrored";
+    in.strategy = engine::StrategyKind::Mirrored;
     in.replicas = 2;
     in.experiment["strategy"] = {{"type", "mirrored"}, {"replicas", 2}};
     return in;
@@ -99,7 +99,7 @@ inline ProfileInput loadFixture(const std::string& name) {
     if (!file) throw std::runtime_error("cannot open fixture " + path);
     const nlohmann::json doc = nlohmann::json::parse(file);
     ProfileInput in;
-    in.strategy = doc.value("strategy", "single");
+    in.strategy = engine::parseStrategyKind(doc.value("strategy", "single")).value();
     in.replicas = doc.value("replicas", 1);
     in.threads = doc.value("threads", 0);
     in.host_cores = doc.value("host_cores", 0);

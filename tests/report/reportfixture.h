@@ -132,7 +132,7 @@ inline RunId recordFixtureRun(const std::string& db, const RunFixture& f) {
         sum.train_seconds = fixtureStep(f.steps, f.replicas).wall_seconds;
         sum.eval_seconds = 0.5;
         sum.throughput = f.throughput;
-        sum.stop_reason = "max_steps";
+        sum.stop_reason = engine::StopReason::MaxSteps;
         w.finish(f.status, sum, f.message);
     }
     if (f.classified) RunStore::open(db).saveVerdict(id, fixtureVerdict(f.steps));

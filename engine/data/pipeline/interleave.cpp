@@ -15,7 +15,7 @@ std::vector<std::unique_ptr<StreamingPipeline::Slot>> StreamingPipeline::makeSlo
     const PipelineConfig& p = data_.pipeline;
     std::vector<uint32_t> files;
     for (uint32_t i = 0; i < source_.files.size(); ++i)
-        if (p.shard_by != "file" || static_cast<int64_t>(i) % p.shard_count == p.shard_index) files.push_back(i);
+        if (p.shard_by != ShardBy::File || static_cast<int64_t>(i) % p.shard_count == p.shard_index) files.push_back(i);
     if (p.shuffle_files && shuffle_) {
         Rng rng(deriveSeed(seed_, kSeedFiles, static_cast<uint64_t>(epoch)));
         for (size_t i = files.size(); i > 1; --i) std::swap(files[i - 1], files[rng.below(i)]);
@@ -175,7 +175,7 @@ bool StreamingPipeline::nextRecord(Record& out) {
             continue;
         }
         const int64_t index = recordIndex_++;
-        if (p.shard_by == "element" && p.shard_count > 1 && index % p.shard_count != p.shard_index) continue;
+        if (p.shard_by == ShardBy::Element && p.shard_count > 1 && index % p.shard_count != p.shard_index) continue;
         return true;
     }
     return false;

@@ -18,7 +18,7 @@ PipelineChoice StreamingPipeline::autotune(const DataConfig& data, const SourceF
                                            uint64_t seed, std::shared_ptr<Storage> storage, double budget_seconds) {
     const auto start = Clock::now();
     const int64_t files = static_cast<int64_t>(source.files.size()) /
-                          (data.pipeline.shard_by == "file" ? std::max<int64_t>(1, data.pipeline.shard_count) : 1);
+                          (data.pipeline.shard_by == ShardBy::File ? std::max<int64_t>(1, data.pipeline.shard_count) : 1);
     const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
     struct Trial {
         PipelineChoice c;

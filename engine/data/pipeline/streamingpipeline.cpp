@@ -145,7 +145,7 @@ StreamingPipeline::StreamingPipeline(const DataConfig& data, SourceFiles source,
     if (p.shard_count < 1 || p.shard_index < 0 || p.shard_index >= p.shard_count)
         throw std::invalid_argument("shard index " + std::to_string(p.shard_index) + " is not in [0, " +
                                     std::to_string(p.shard_count) + ")");
-    if (p.shard_by == "file" && p.shard_count > static_cast<int64_t>(source_.files.size()))
+    if (p.shard_by == ShardBy::File && p.shard_count > static_cast<int64_t>(source_.files.size()))
         throw DataError("cannot shard " + std::to_string(source_.files.size()) + " file(s) by file over " +
                         std::to_string(p.shard_count) + " workers: some would get no data (shard by element, or write more files)");
     choice_.cycle_length = std::max<int64_t>(1, choice_.cycle_length);
