@@ -15,16 +15,13 @@
 #include "engine/checkpoint/modellayout.h"
 #include "engine/checkpoint/trainingcheckpoint.h"
 #include "engine/data/pipeline/datasource.h"
-#include "engine/device/cpudevice.h"
 #include "engine/emulation/devicememory.h"
 #include "engine/emulation/virtualclock.h"
 #include "engine/model/model.h"
 #include "engine/optim/optimizer.h"
-#include "engine/collective/gloocollective.h"
-#include "engine/strategy/mirroredstrategy.h"
-#include "engine/strategy/multiworkerstrategy.h"
 #include "engine/strategy/parameterserver.h"
 #include "engine/strategy/parameterserverstrategy.h"
+#include "engine/strategy/strategyfactory.h"
 #include "engine/strategy/psworker.h"
 #include "engine/rendezvous/rendezvousserver.h"
 #include "engine/train/trainer.h"
@@ -340,46 +337,20 @@ RunOutcome runExperiment(const RunRequest& request) {
         // Checked before the model is allocated here: a model that does not fit the device fails now.
         std::optional<engine::MemoryCheck> deviceMemory;
         if (devicePlan.emulated) deviceMemory = fitOnDevice(x, devicePlan, place.globalBatch, shape, data.num_classes);
-        std::unique_ptr<engine::CpuDevice> device;
-        std::unique_ptr<engine::Model> model;
-        std::unique_ptr<engine::Optimizer> optimizer;
-        std::unique_ptr<engine::Strategy> strategy;
-        engine::ParameterServerStrategy* psStrategy = nullptr;
-        if (multiWorker) {
-            engine::GlooTransport transport;
-            transport.hostname = request.cluster->self().host;
-            auto collective = std::make_unique<engine::GlooCollective>(
-                rank, place.replicas, request.cluster->coordinator().text(), request.jobToken,
-                std::chrono::milliseconds(static_cast<int64_t>(x.strategy.timeout_s * 1000)), transport);
-            say("joined the job as rank " + std::to_string(rank) + " of " + std::to_string(place.replicas));
-            strategy = std::make_unique<engine::MultiWorkerStrategy>(
-                std::move(collective), place.threadsPerReplica, x.model, shape, data.num_classes, x.optimizer,
-                x.train.seed, x.strategy.bucket_mb, x.strategy.overlap, request.stop);
-        } else if (parameterServer) {
-            engine::ParameterServerStrategyConfig pc;
-            pc.listen = request.cluster->self();
-            pc.token = request.jobToken;
-            pc.servers = request.cluster->ps;
-            pc.workers = place.replicas;
-            pc.threadsPerWorker = place.threadsPerReplica;
-            pc.timeout = std::chrono::milliseconds(static_cast<int64_t>(x.strategy.timeout_s * 1000));
-            pc.log = request.log;
-            auto p = std::make_unique<engine::ParameterServerStrategy>(pc, place.threadsPerReplica, x.model, shape,
-                                                                       data.num_classes, x.optimizer, x.train.seed);
-            psStrategy = p.get();
-            strategy = std::move(p);
-        } else if (x.strategy.type == engine::StrategyKind::Mirrored && !devicePlan.emulated) {
-            strategy = std::make_unique<engine::MirroredStrategy>(place.replicas, place.threadsPerReplica, x.model, shape,
-                                                                  data.num_classes, x.optimizer, x.train.seed,
-                                                                  x.strategy.bucket_mb, x.strategy.overlap);
-        } else {
-            device = std::make_unique<engine::CpuDevice>(place.threadsPerReplica);
-            model = std::make_unique<engine::Model>(x.model, shape, data.num_classes, *device, x.train.seed);
-            // Emulated replicas each normalise their own part of the batch (per-core batch norm).
-            if (devicePlan.emulated && devicePlan.replicas > 1) model->setStatisticsShards(devicePlan.replicas);
-            optimizer = engine::Optimizer::create(x.optimizer, model->paramCount());
-            strategy = std::make_unique<engine::SingleStrategy>(*model, *optimizer);
-        }
+        engine::StrategySpec strategySpec;
+        strategySpec.kind = x.strategy.type;
+        strategySpec.replica = {.model = x.model, .sampleShape = shape, .numClasses = data.num_classes,
+                                .optimizer = x.optimizer, .seed = x.train.seed, .threads = place.threadsPerReplica};
+        strategySpec.replicas = place.replicas;
+        strategySpec.emulated = devicePlan.emulated;
+        strategySpec.exchange = {.bucketMb = x.strategy.bucket_mb, .overlap = x.strategy.overlap};
+        if (request.cluster)
+            strategySpec.job = engine::JobSpec{*request.cluster, request.jobToken,
+                                               std::chrono::milliseconds(static_cast<int64_t>(x.strategy.timeout_s * 1000))};
+        strategySpec.stop = request.stop;
+        strategySpec.log = request.log;
+        std::unique_ptr<engine::Strategy> strategy = engine::makeStrategy(strategySpec);
+        auto* psStrategy = dynamic_cast<engine::ParameterServerStrategy*>(strategy.get());
         if (devicePlan.emulated)
             say("model: " + std::to_string(strategy->model().paramCount()) + " parameters; " + std::string(engine::strategyKindName(x.strategy.type)) + " on " +
                 place.devices + " (emulated: " + std::to_string(place.replicas) + " replica(s), numerics on " +
