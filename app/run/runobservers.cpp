@@ -23,9 +23,9 @@ RunClock attachClock(const RunRequest& request, const RunPlan& plan, const engin
     const int64_t globalBatch = plan.place.globalBatch;
     RunClock c;
     if (plan.devices.emulated && x.strategy.type == engine::StrategyKind::ParameterServer)
-        c.serverClock = emulateParameterServers(x, plan.devices, globalBatch, shape, classes,
-                                                infeedOf(x, globalBatch, request.dbPath).seconds_per_batch, *memory, say,
-                                                writer);
+        c.serverClock =
+            emulateParameterServers(x, plan.devices, globalBatch, shape, classes,
+                                    infeedOf(x, globalBatch, request.dbPath).seconds_per_batch, *memory, say, writer);
     else if (plan.devices.emulated)
         c.virtualClock = emulate(x, plan.devices, globalBatch, shape, classes, *memory, say, writer, request.dbPath);
     return c;
@@ -55,7 +55,8 @@ RunObservers attachObservers(const RunRequest& request, engine::Strategy& strate
         record.writer->attributes({{"checkpoint.path", record.checkpointPath},
                                    {"checkpoint.every_steps", std::to_string(x.train.checkpoint_every_steps)},
                                    {"checkpoint.at_end", x.train.checkpoint_at_end ? "true" : "false"}});
-        o.checkpoint = [&strategy, path = record.checkpointPath, runId = record.runId().value](const engine::TrainProgress& at) {
+        o.checkpoint = [&strategy, path = record.checkpointPath,
+                        runId = record.runId().value](const engine::TrainProgress& at) {
             engine::CheckpointWriter w;
             engine::saveTraining(w, strategy.model().params(), strategy.model().paramCount(), strategy.optimizer(),
                                  strategy.model().state());
