@@ -42,7 +42,9 @@ int mirroredScaling(const std::string& preset, int replicas, int rounds, int ste
     single(configs[0], 1);
     single(configs[1], replicas);
     configs[2].label = "mirrored, " + std::to_string(replicas) + " replicas x 1 thread";
-    configs[2].strategy = std::make_unique<MirroredStrategy>(replicas, 1, spec, shape, 10, oc, 42);
+    configs[2].strategy = std::make_unique<MirroredStrategy>(
+        ReplicaSpec{.model = spec, .sampleShape = shape, .numClasses = 10, .optimizer = oc, .seed = 42, .threads = 1},
+        replicas);
 
     Batcher batcher(train, batch, true, true, 42);
     AlignedBuffer x(static_cast<size_t>(batch * 784));

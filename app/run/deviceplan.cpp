@@ -4,8 +4,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "app/run/tpupodplan.h"
 #include "engine/emulation/devicecatalog.h"
-#include "engine/emulation/tpuslice.h"
 #include "profiler/machine/hostmodel.h"
 #include "profiler/machine/machinecache.h"
 #include "profiler/machine/memoryprobe.h"
@@ -105,21 +105,7 @@ DevicePlan planDevices(const Experiment& x, const HostCalibrator& calibrate, int
     }
     p.replica_memory_bytes = spec->replicaMemoryBytes();
     if (x.strategy.type == engine::StrategyKind::TpuPod) {
-        const engine::TpuSlice slice = engine::parseTpuSlice(x.strategy.slice);
-        const engine::TpuSpec& tpu = *spec->tpu;
-        const auto ici = engine::LinkParams::fromBandwidth(tpu.ici_latency_s, tpu.ici_link_bytes_per_s);
-        if (tpu.replica_is_chip) {
-            // v4 megacore: one replica per chip, the chip torus alone.
-            p.replicas = slice.chips();
-            p.topology = engine::torusTopology(slice.dims, slice.wrap, ici);
-        } else {
-            // The two TensorCores of a chip share its HBM: they exchange at half its bandwidth each way.
-            const auto onChip = engine::LinkParams::fromBandwidth(tpu.ici_latency_s, spec->memory_bandwidth_bytes_per_s / 2);
-            p.replicas = slice.cores;
-            p.topology = engine::sliceTopology(slice, ici, onChip);
-        }
-        p.device_count = slice.chips();
-        p.devices = spec->id + ":" + slice.name;
+        planTpuPod(p, x, *spec);
         return p;
     }
     if (engine::isMultiProcess(x.strategy.type)) {

@@ -11,19 +11,18 @@
 
 namespace trainbench::engine {
 
-MirroredStrategy::MirroredStrategy(int replicas, int threadsPerReplica, const ModelSpec& spec, const Dims& sampleShape,
-                                   int64_t numClasses, const OptimizerConfig& optimizer, uint64_t seed, double bucketMb,
-                                   bool overlap) {
+MirroredStrategy::MirroredStrategy(const ReplicaSpec& spec, int replicas, GradientExchange exchange) {
     if (replicas < 1) throw std::invalid_argument("mirrored needs at least one replica, got " + std::to_string(replicas));
-    if (threadsPerReplica < 1)
+    if (spec.threads < 1)
         throw std::invalid_argument("mirrored needs at least one thread per replica, got " +
-                                    std::to_string(threadsPerReplica));
+                                    std::to_string(spec.threads));
     group_ = std::make_shared<SharedMemoryGroup>(replicas);
     for (int r = 0; r < replicas; ++r) {
         auto slot = std::make_unique<Slot>();
         slot->collective = std::make_unique<SharedMemoryCollective>(group_, r);
-        slot->replica = std::make_unique<Replica>(threadsPerReplica, spec, sampleShape, numClasses, optimizer, seed,
-                                                  *slot->collective, bucketMb, overlap);
+        slot->replica = std::make_unique<Replica>(spec.threads, spec.model, spec.sampleShape, spec.numClasses,
+                                                  spec.optimizer, spec.seed, *slot->collective, exchange.bucketMb,
+                                                  exchange.overlap);
         replicas_.push_back(std::move(slot));
     }
     for (int r = 1; r < replicas; ++r) workers_.emplace_back([this, r] { workerLoop(r); });

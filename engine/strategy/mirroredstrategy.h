@@ -16,16 +16,15 @@
 #include "engine/collective/sharedmemorycollective.h"
 #include "engine/strategy/strategy.h"
 #include "engine/strategy/strategyconfig.h"
+#include "engine/strategy/strategyspec.h"
 
 namespace trainbench::engine {
 
 class MirroredStrategy final : public Strategy {
 public:
     // Every replica's model is built from the same spec and seed, so they start identical.
-    // threadsPerReplica must be >= 1.
-    MirroredStrategy(int replicas, int threadsPerReplica, const ModelSpec& spec, const Dims& sampleShape,
-                     int64_t numClasses, const OptimizerConfig& optimizer, uint64_t seed, double bucketMb = 1.0,
-                     bool overlap = true);
+    // replicas and spec.threads must be >= 1.
+    MirroredStrategy(const ReplicaSpec& spec, int replicas, GradientExchange exchange = {});
     ~MirroredStrategy() override;
 
     std::string name() const override { return "mirrored"; }

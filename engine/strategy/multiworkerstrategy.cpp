@@ -17,12 +17,11 @@ constexpr size_t kFields = 10;
 static_assert(kFields == static_cast<size_t>(kRecordFloats), "the emulator charges this exchange by its size");
 }
 
-MultiWorkerStrategy::MultiWorkerStrategy(std::unique_ptr<Collective> collective, int threads, const ModelSpec& spec,
-                                         const Dims& sampleShape, int64_t numClasses, const OptimizerConfig& optimizer,
-                                         uint64_t seed, double bucketMb, bool overlap, const std::atomic<bool>* stop)
+MultiWorkerStrategy::MultiWorkerStrategy(std::unique_ptr<Collective> collective, const ReplicaSpec& spec,
+                                         GradientExchange exchange, const std::atomic<bool>* stop)
     : collective_(std::move(collective)), stop_(stop) {
-    replica_ = std::make_unique<Replica>(threads, spec, sampleShape, numClasses, optimizer, seed, *collective_, bucketMb,
-                                         overlap);
+    replica_ = std::make_unique<Replica>(spec.threads, spec.model, spec.sampleShape, spec.numClasses, spec.optimizer,
+                                         spec.seed, *collective_, exchange.bucketMb, exchange.overlap);
     exchange_.resize(kFields * static_cast<size_t>(collective_->size()));
     Model& m = replica_->model();
     collective_->broadcast(m.params(), static_cast<size_t>(m.paramCount()), 0);

@@ -11,6 +11,7 @@
 
 #include "engine/strategy/replica.h"
 #include "engine/strategy/strategy.h"
+#include "engine/strategy/strategyspec.h"
 
 namespace trainbench::engine {
 
@@ -19,9 +20,8 @@ public:
     // `collective` joins this process to the job's group; rank 0 broadcasts its initial parameters
     // so that every rank starts from the same ones. `stop` (may be null) is this process's stop
     // request: when any rank has it set after a step, every rank stops after that step.
-    MultiWorkerStrategy(std::unique_ptr<Collective> collective, int threads, const ModelSpec& spec,
-                        const Dims& sampleShape, int64_t numClasses, const OptimizerConfig& optimizer, uint64_t seed,
-                        double bucketMb = 1.0, bool overlap = true, const std::atomic<bool>* stop = nullptr);
+    MultiWorkerStrategy(std::unique_ptr<Collective> collective, const ReplicaSpec& spec, GradientExchange exchange = {},
+                        const std::atomic<bool>* stop = nullptr);
     ~MultiWorkerStrategy() override;
 
     std::string name() const override { return "multi_worker"; }

@@ -81,16 +81,16 @@ struct ParameterServerStrategy::Impl {
     }
 };
 
-ParameterServerStrategy::ParameterServerStrategy(ParameterServerStrategyConfig config, int threads,
-                                                 const ModelSpec& spec, const Dims& sampleShape, int64_t numClasses,
-                                                 const OptimizerConfig& optimizer, uint64_t seed)
+ParameterServerStrategy::ParameterServerStrategy(ParameterServerStrategyConfig config, const ReplicaSpec& spec)
     : impl_(std::make_unique<Impl>()) {
     Impl& m = *impl_;
     m.config = std::move(config);
     if (m.config.servers.empty()) throw std::invalid_argument("parameter_server: the cluster spec has no ps tasks");
-    m.device = std::make_unique<CpuDevice>(threads);
-    m.model = std::make_unique<Model>(spec, sampleShape, numClasses, *m.device, seed);
-    m.optimizer = Optimizer::create(optimizer, m.model->paramCount());
+    m.device = std::make_unique<CpuDevice>(spec.threads);
+    m.model = std::make_unique<Model>(spec.model, spec.sampleShape, spec.numClasses, *m.device, spec.seed);
+    m.optimizer = Optimizer::create(spec.optimizer, m.model->paramCount());
+    const Dims& sampleShape = spec.sampleShape;
+    const int64_t numClasses = spec.numClasses;
     for (int64_t d : sampleShape) m.exampleSize *= d;
 
     std::vector<ps::Span> variables;

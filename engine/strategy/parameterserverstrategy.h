@@ -26,6 +26,7 @@
 #include "engine/strategy/clusterspec.h"
 #include "engine/strategy/pscoordinator.h"
 #include "engine/strategy/strategy.h"
+#include "engine/strategy/strategyspec.h"
 
 namespace trainbench::engine {
 
@@ -44,9 +45,7 @@ public:
     // Starts listening for workers at once (they may connect before the first step). The model here
     // is for evaluation and checkpoints; its initial parameters are what the servers start from.
     // Throws ConnectionError if it cannot listen on config.listen.
-    ParameterServerStrategy(ParameterServerStrategyConfig config, int threads, const ModelSpec& spec,
-                            const Dims& sampleShape, int64_t numClasses, const OptimizerConfig& optimizer,
-                            uint64_t seed);
+    ParameterServerStrategy(ParameterServerStrategyConfig config, const ReplicaSpec& spec);
     ~ParameterServerStrategy() override;
 
     std::string name() const override { return "parameter_server"; }

@@ -23,6 +23,24 @@ void Strategy::dispatch(const BatchView&, int64_t, uint64_t) {
 
 std::vector<StrategyStep> Strategy::completed(bool) { return {}; }
 
+namespace {
+
+std::unique_ptr<Model> modelOf(const ReplicaSpec& spec, CpuDevice& device, int statisticsShards) {
+    auto model = std::make_unique<Model>(spec.model, spec.sampleShape, spec.numClasses, device, spec.seed);
+    if (statisticsShards > 1) model->setStatisticsShards(statisticsShards);
+    return model;
+}
+
+}  // namespace
+
+SingleStrategy::SingleStrategy(const ReplicaSpec& spec, int statisticsShards)
+    : ownDevice_(std::make_unique<CpuDevice>(spec.threads)),
+      ownModel_(modelOf(spec, *ownDevice_, statisticsShards)),
+      ownOptimizer_(Optimizer::create(spec.optimizer, ownModel_->paramCount())),
+      model_(*ownModel_),
+      optimizer_(*ownOptimizer_),
+      update_(model_, optimizer_) {}
+
 std::string SingleStrategy::devices() const { return "cpu:" + std::to_string(model_.device().threads()); }
 
 StrategyStep SingleStrategy::step(const BatchView& batch, int64_t step, uint64_t stepSeed,

@@ -4,6 +4,7 @@
 // batch into updated parameters and says where the time went.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "engine/model/model.h"
 #include "engine/optim/optimizer.h"
 #include "engine/optim/timedupdate.h"
+#include "engine/strategy/strategyspec.h"
 #include "engine/telemetry/runrecords.h"
 
 namespace trainbench::engine {
@@ -74,10 +76,14 @@ public:
     virtual std::vector<prof::OpRow> opStats() { return model().device().ops().snapshot(); }
 };
 
-// One device: the model and optimizer given (not owned). Each layer is updated as soon as its
-// gradients are final, while they are still in cache.
+// One device. Each layer is updated as soon as its gradients are final, while they are still in cache.
 class SingleStrategy final : public Strategy {
 public:
+    // A device, model and optimizer of its own, built from the spec. With statisticsShards > 1 the
+    // batch stands for that many emulated replicas, each normalising its own part of it (per-core
+    // batch norm).
+    explicit SingleStrategy(const ReplicaSpec& spec, int statisticsShards = 1);
+    // The model and optimizer given (not owned): the trainer's one-device form, probes and benches.
     SingleStrategy(Model& model, Optimizer& optimizer) : model_(model), optimizer_(optimizer), update_(model, optimizer) {}
     std::string name() const override { return "single"; }
     int replicas() const override { return 1; }
@@ -89,6 +95,9 @@ public:
                       const std::function<void()>& midpoint) override;
 
 private:
+    std::unique_ptr<CpuDevice> ownDevice_;  // null when the model was given
+    std::unique_ptr<Model> ownModel_;
+    std::unique_ptr<Optimizer> ownOptimizer_;
     Model& model_;
     Optimizer& optimizer_;
     TimedUpdate update_;

@@ -40,7 +40,9 @@ std::unique_ptr<ParameterServerStrategy> coordinator(std::chrono::milliseconds t
     OptimizerConfig sgd;
     sgd.kind = OptimizerKind::SGD;
     sgd.learning_rate = 0.1f;
-    return std::make_unique<ParameterServerStrategy>(c, 1, test::denseModel(6, kClasses), kShape, kClasses, sgd, 3);
+    return std::make_unique<ParameterServerStrategy>(
+        c, ReplicaSpec{.model = test::denseModel(6, kClasses), .sampleShape = kShape, .numClasses = kClasses,
+                       .optimizer = sgd, .seed = 3, .threads = 1});
 }
 
 // Hello as worker 0, and the coordinator's Welcome and JobLayout.

@@ -63,8 +63,9 @@ std::vector<StepRecord> runSingle(const Job& s, int threads, std::vector<float>*
 std::vector<StepRecord> runMirrored(const Job& s, int replicas, int threads, double bucketMb = 1.0,
                                     bool overlap = true, std::vector<float>* params = nullptr) {
     TrainingData d = openTrainingData(s.data, s.train.batch_size, s.train.seed);
-    MirroredStrategy m(replicas, threads, s.spec, {d.channels, d.height, d.width}, d.num_classes, s.optimizer,
-                       s.train.seed, bucketMb, overlap);
+    MirroredStrategy m({.model = s.spec, .sampleShape = {d.channels, d.height, d.width}, .numClasses = d.num_classes,
+                        .optimizer = s.optimizer, .seed = s.train.seed, .threads = threads},
+                       replicas, {.bucketMb = bucketMb, .overlap = overlap});
     Trainer t(m, *d.train, d.test, s.train);
     StepLog log;
     t.run(log);
@@ -183,7 +184,9 @@ TEST(Mirrored, AFailingReplicaFailsTheStepWithoutHanging) {
     ModelSpec spec;
     spec.preset = "mlp";
     spec.layers = presetLayers("mlp");
-    MirroredStrategy m(2, 1, spec, {1, 28, 28}, 10, OptimizerConfig{}, 3, 0.0, true);
+    MirroredStrategy m({.model = spec, .sampleShape = {1, 28, 28}, .numClasses = 10, .optimizer = OptimizerConfig{},
+                        .seed = 3, .threads = 1},
+                       2, {.bucketMb = 0.0, .overlap = true});
     m.bindThreads();
     std::vector<float> x(8 * 784, 0.5f);
     std::vector<int32_t> y = {0, 1, 2, 3, 4, 5, 6, 12};  // the last row is replica 1's

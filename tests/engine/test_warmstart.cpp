@@ -200,7 +200,9 @@ TEST_F(WarmStart, EveryMirroredReplicaStartsFromTheCheckpoint) {
     auto sourceOpt = Optimizer::create(adam(), source.paramCount());
     train(source, *sourceOpt, 1, 2, 100);
     const Checkpoint ck = Checkpoint::read(save("a.ckpt", source, *sourceOpt));
-    MirroredStrategy mirrored(2, 1, withBatchNorm(), kShape, kClasses, adam(), /*seed=*/5);
+    MirroredStrategy mirrored({.model = withBatchNorm(), .sampleShape = kShape, .numClasses = kClasses,
+                               .optimizer = adam(), .seed = 5, .threads = 1},
+                              2);
     mirrored.warmStart(ck, {});
     for (int r = 0; r < 2; ++r) {
         EXPECT_TRUE(sameBits(paramsOf(mirrored.replicaModel(r)), paramsOf(source))) << "replica " << r;

@@ -1,0 +1,69 @@
+#include "engine/strategy/strategyfactory.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "engine/collective/gloocollective.h"
+#include "engine/strategy/mirroredstrategy.h"
+#include "engine/strategy/multiworkerstrategy.h"
+#include "engine/strategy/parameterserverstrategy.h"
+#include "engine/strategy/tpupodstrategy.h"
+
+namespace trainbench::engine {
+
+namespace {
+
+const JobSpec& jobOf(const StrategySpec& spec) {
+    if (!spec.job)
+        throw std::invalid_argument(std::string(strategyKindName(spec.kind)) +
+                                    " runs as a job of processes and needs this process's task (a cluster spec)");
+    return *spec.job;
+}
+
+// The numerics of the emulated replicas in one pass over the global batch (StrategySpec::emulated).
+std::unique_ptr<Strategy> onePassOverReplicas(const StrategySpec& spec) {
+    return std::make_unique<SingleStrategy>(spec.replica, spec.replicas);
+}
+
+std::unique_ptr<Strategy> multiWorker(const StrategySpec& spec) {
+    const JobSpec& job = jobOf(spec);
+    const int rank = job.cluster.rank();
+    GlooTransport transport;
+    transport.hostname = job.cluster.self().host;
+    auto collective = std::make_unique<GlooCollective>(rank, spec.replicas, job.cluster.coordinator().text(), job.token,
+                                                       job.timeout, transport);
+    if (spec.log)
+        spec.log("joined the job as rank " + std::to_string(rank) + " of " + std::to_string(spec.replicas));
+    return std::make_unique<MultiWorkerStrategy>(std::move(collective), spec.replica, spec.exchange, spec.stop);
+}
+
+std::unique_ptr<Strategy> parameterServer(const StrategySpec& spec) {
+    const JobSpec& job = jobOf(spec);
+    ParameterServerStrategyConfig c;
+    c.listen = job.cluster.self();
+    c.token = job.token;
+    c.servers = job.cluster.ps;
+    c.workers = spec.replicas;
+    c.threadsPerWorker = spec.replica.threads;
+    c.timeout = job.timeout;
+    c.log = spec.log;
+    return std::make_unique<ParameterServerStrategy>(std::move(c), spec.replica);
+}
+
+}  // namespace
+
+std::unique_ptr<Strategy> makeStrategy(const StrategySpec& spec) {
+    switch (spec.kind) {
+        case StrategyKind::Single:
+            return spec.emulated ? onePassOverReplicas(spec) : std::make_unique<SingleStrategy>(spec.replica);
+        case StrategyKind::Mirrored:
+            if (spec.emulated) return onePassOverReplicas(spec);
+            return std::make_unique<MirroredStrategy>(spec.replica, spec.replicas, spec.exchange);
+        case StrategyKind::TpuPod: return makeTpuPodStrategy(spec);
+        case StrategyKind::MultiWorker: return multiWorker(spec);
+        case StrategyKind::ParameterServer: return parameterServer(spec);
+    }
+    throw std::invalid_argument("unknown strategy kind " + std::to_string(static_cast<int>(spec.kind)));
+}
+
+}  // namespace trainbench::engine
