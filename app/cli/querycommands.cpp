@@ -17,7 +17,7 @@
 #include "app/run/progressprinter.h"
 #include "engine/io/atomicfilewriter.h"
 #include "engine/util/errors.h"
-#include "profiler/plan/quantities.h"
+#include "profiler/format/numberformat.h"
 #include "profiler/store/runstore.h"
 #include "profiler/store/storeerror.h"
 
