@@ -130,14 +130,15 @@ private slots:
         {
             JobTracker jobs;
             jobs.start(gate.job(1), [&](int v) { got.push_back(v); });
-            jobs.start(gate.job(2), [&](int v) { got.push_back(v); });  // queued, never starts
+            // Queued behind it; whether it starts depends on whether the worker takes it before
+            // the tracker's end cancels it. Either way its result must not arrive.
+            jobs.start([] { return 2; }, [&](int v) { got.push_back(v); });
             QVERIFY(gate.waitStarted());
             gate.release.release();
-        }  // waits for the running job, drops the queued one
+        }  // cancels, waits for the running job
         QCoreApplication::sendPostedEvents();
         QCoreApplication::processEvents();
         QVERIFY(got.empty());
-        QCOMPARE(gate.started.available(), 0);
     }
 };
 
