@@ -19,8 +19,6 @@
 #include <QStyleFactory>
 #include <QSysInfo>
 #include <QDir>
-#include <QPointer>
-#include <QThread>
 #include <QHBoxLayout>
 #include <QVBoxLayout>
 
@@ -343,23 +341,20 @@ void MainWindow::startReport(const QList<qint64>& ids, const QString& path, bool
     const std::string db = store_->info().path.toStdString();
     std::vector<profiler::RunId> runs;
     for (qint64 id : ids) runs.push_back(profiler::RunId{id});
-    QPointer<MainWindow> self(this);
-    QThread* job = QThread::create([self, db, runs, path, pdf] {
-        QString error;
-        try {
-            auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
-            const profiler::ReportData report = profiler::collectReport(store, runs);
-            if (pdf) profiler::writePdf(report, path.toStdString());
-            else profiler::writeHtml(report, path.toStdString());
-        } catch (const std::exception& e) {
-            error = QString::fromUtf8(e.what());
-        }
-        QMetaObject::invokeMethod(qApp, [self, path, error] {
-            if (self) self->reportFinished(path, error);
-        });
-    });
-    connect(job, &QThread::finished, job, &QObject::deleteLater);
-    job->start();
+    reports_.start(
+        [db, runs, path, pdf] {
+            QString error;
+            try {
+                auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
+                const profiler::ReportData report = profiler::collectReport(store, runs);
+                if (pdf) profiler::writePdf(report, path.toStdString());
+                else profiler::writeHtml(report, path.toStdString());
+            } catch (const std::exception& e) {
+                error = QString::fromUtf8(e.what());
+            }
+            return error;
+        },
+        [this, path](const QString& error) { reportFinished(path, error); });
 }
 
 void MainWindow::reportFinished(const QString& path, const QString& error) {

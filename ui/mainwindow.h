@@ -3,7 +3,9 @@
 // store, menus with shortcuts, the store's path and schema in the status bar. Runs are launched as
 // processes and followed through the store; closing asks what to do with runs still running.
 #include <QMainWindow>
+#include <QThread>
 
+#include "ui/jobs/jobtracker.h"
 #include "ui/launch/runlauncher.h"
 #include "ui/store/storesnapshot.h"
 
@@ -55,7 +57,8 @@ public:
     void setTheme(Theme theme);
 
     // Writes an HTML (or, pdf, PDF) report of the runs to path, off the GUI thread; reportWritten()
-    // or a message box when done.
+    // or a message box when done. Reports do not supersede each other; closing waits for one being
+    // written.
     void startReport(const QList<qint64>& ids, const QString& path, bool pdf);
 
 signals:
@@ -96,6 +99,7 @@ private:
     Theme theme_ = Theme::System;
     QPalette systemPalette_;
     QString systemStyle_;  // the platform's widget style, back when the theme returns to System
+    JobTracker reports_{QThread::idealThreadCount()};  // report writers, each with its own store connection
 };
 
 }  // namespace trainbench::ui

@@ -14,18 +14,11 @@
 #include "app/experiment/experimenterror.h"
 #include "app/experiment/sweep.h"
 #include "app/run/estimate.h"
+#include "profiler/format/numberformat.h"
 
 namespace trainbench::cli {
 
 namespace {
-
-std::string duration(double seconds) {
-    if (seconds < 1) return fmt("%.3g ms", seconds * 1e3);
-    if (seconds < 120) return fmt("%.1f s", seconds);
-    if (seconds < 7200) return fmt("%.1f min", seconds / 60);
-    if (seconds < 172800) return fmt("%.1f h", seconds / 3600);
-    return fmt("%.1f days", seconds / 86400);
-}
 
 std::string gib(double bytes) { return fmt("%.2f GiB", bytes / (1024.0 * 1024.0 * 1024.0)); }
 
@@ -54,11 +47,11 @@ int estimateCommand(const std::string& file, const std::vector<std::string>& ove
             const double scaling = perReplica / firstPerReplica;  // 1 = linear in replicas
             anyTooBig = anyTooBig || !e.memory.fits;
             table.add({p.name, e.devices + " (" + std::to_string(e.replicas) + ")", std::to_string(e.replica_batch),
-                       duration(e.step.seconds()), fmt("%.0f", e.samples_per_second), fmt("%.0f %%", scaling * 100),
+                       profiler::formatDuration(e.step.seconds()), fmt("%.0f", e.samples_per_second), fmt("%.0f %%", scaling * 100),
                        gib(e.memory.needed_bytes) + fmt(" (%.0f %%)", e.memory.fraction * 100) +
                            (e.memory.fits ? "" : " OOM"),
                        e.matrix_units ? fmt("%.0f %%", e.step.matrix_utilisation * 100) : "-", std::to_string(e.steps),
-                       duration(e.train_seconds), e.cost ? fmt("$%.2f", *e.cost) : "-"});
+                       profiler::formatDuration(e.train_seconds), e.cost ? fmt("$%.2f", *e.cost) : "-"});
             out.push_back({{"point", p.name},
                            {"devices", e.devices},
                            {"replicas", e.replicas},
@@ -92,7 +85,7 @@ int estimateCommand(const std::string& file, const std::vector<std::string>& ove
                 if (!asJson && ps.bound != engine::PsBound::Workers)
                     std::fprintf(stderr, "%s: the parameter servers are the bottleneck (%s): a round of %d steps takes "
                                          "%s, a worker's step %s\n", p.name.c_str(), engine::psBoundName(ps.bound).c_str(),
-                                 ps.workers, duration(ps.round_s).c_str(), duration(ps.worker_s).c_str());
+                                 ps.workers, profiler::formatDuration(ps.round_s).c_str(), profiler::formatDuration(ps.worker_s).c_str());
             }
             if (!e.memory.fits && !asJson) std::fprintf(stderr, "%s: %s\n", p.name.c_str(), e.memory.message.c_str());
         }

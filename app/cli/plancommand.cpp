@@ -12,7 +12,9 @@
 #include "app/cli/ttatext.h"
 #include "app/experiment/experimenterror.h"
 #include "app/plan/plancandidates.h"
+#include "profiler/format/numberformat.h"
 #include "profiler/plan/plan.h"
+#include "profiler/plan/quantities.h"
 #include "profiler/store/storeerror.h"
 
 namespace trainbench::cli {

@@ -18,6 +18,7 @@
 #include "engine/io/atomicfilewriter.h"
 #include "engine/strategy/strategykind.h"
 #include "engine/util/errors.h"
+#include "profiler/format/numberformat.h"
 #include "profiler/plan/quantities.h"
 #include "profiler/store/runattributes.h"
 #include "profiler/store/runstore.h"

@@ -8,7 +8,7 @@
 #include "app/run/exitcodes.h"
 #include "app/cli/storeaccess.h"
 #include "app/cli/texttable.h"
-#include "profiler/plan/quantities.h"
+#include "profiler/format/numberformat.h"
 #include "profiler/compare/datascaling.h"
 #include "profiler/report/report.h"
 #include "profiler/store/storeerror.h"

@@ -15,6 +15,7 @@
 #include "app/run/progressprinter.h"
 #include "app/run/runner.h"
 #include "engine/strategy/clusterspec.h"
+#include "profiler/format/numberformat.h"
 #include "profiler/store/storeerror.h"
 
 namespace trainbench::cli {
@@ -31,8 +32,8 @@ void printSummary(const app::RunOutcome& o, const app::Experiment& x, const std:
     if (s.steps > 0) {
         std::printf("  %lld steps, %lld epoch(s) complete, %s training + %s evaluation\n",
                     static_cast<long long>(s.steps), static_cast<long long>(s.epochs_completed),
-                    app::ProgressPrinter::formatDuration(s.train_seconds).c_str(),
-                    app::ProgressPrinter::formatDuration(s.eval_seconds).c_str());
+                    profiler::clockTime(s.train_seconds).c_str(),
+                    profiler::clockTime(s.eval_seconds).c_str());
         if (s.best_accuracy > 0)
             std::printf("  test accuracy %.2f %% (best %.2f %%), last training loss %.4f\n", 100 * s.final_accuracy,
                         100 * s.best_accuracy, s.final_loss);

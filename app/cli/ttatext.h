@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "profiler/plan/quantities.h"
+#include "profiler/format/numberformat.h"
 
 namespace trainbench::cli {
 

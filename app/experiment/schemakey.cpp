@@ -1,8 +1,7 @@
 #include "app/experiment/schemakey.h"
 
-#include <charconv>
-
 #include "app/experiment/suggest.h"
+#include "profiler/format/numberformat.h"
 
 namespace trainbench::app {
 
@@ -42,8 +41,8 @@ std::string SchemaKey::rangeText() const {
         case SchemaType::Integer:
         case SchemaType::Number: {
             std::string out;
-            if (minimum) out += (exclusiveMinimum ? "> " : ">= ") + formatNumber(*minimum);
-            if (maximum) out += (out.empty() ? "" : " and ") + std::string(exclusiveMaximum ? "< " : "<= ") + formatNumber(*maximum);
+            if (minimum) out += (exclusiveMinimum ? "> " : ">= ") + profiler::shortestNumber(*minimum);
+            if (maximum) out += (out.empty() ? "" : " and ") + std::string(exclusiveMaximum ? "< " : "<= ") + profiler::shortestNumber(*maximum);
             return out;
         }
         case SchemaType::String:
@@ -59,7 +58,7 @@ std::string SchemaKey::defaultText() const {
     if (!defaultFrom.empty()) return "same as " + defaultFrom;
     if (!defaultNote.empty()) return defaultNote;
     if (defaultValue.is_null()) return "none";
-    if (defaultValue.is_number()) return formatNumber(defaultValue.get<double>());
+    if (defaultValue.is_number()) return profiler::shortestNumber(defaultValue.get<double>());
     return defaultValue.dump();
 }
 
@@ -108,12 +107,6 @@ std::vector<std::string> LayerType::keyNames() const {
     std::vector<std::string> names{"type"};
     for (const SchemaKey& k : keys) names.push_back(k.key);
     return names;
-}
-
-std::string formatNumber(double value) {
-    char buf[64];
-    const auto result = std::to_chars(buf, buf + sizeof buf, value);
-    return std::string(buf, result.ptr);
 }
 
 std::string describeValue(const nlohmann::json& value) {

@@ -87,8 +87,6 @@ struct LayerType {
     std::vector<std::string> keyNames() const;  // "type" first, then keys
 };
 
-// A number printed as short as it round-trips: 0.001, 1e-07, 65536.
-std::string formatNumber(double value);
 // What a JSON value is, for "got ..." in messages: string "128", number -0.1, true, null, an array.
 std::string describeValue(const nlohmann::json& value);
 const char* schemaTypeName(SchemaType type);

@@ -12,6 +12,7 @@
 #include "app/experiment/pathresolution.h"
 #include "app/experiment/schemavalidator.h"
 #include "app/experiment/suggest.h"
+#include "profiler/format/numberformat.h"
 
 namespace trainbench::app {
 namespace {
@@ -57,7 +58,7 @@ std::vector<std::string> axisLabels(const std::vector<SweepAxis>& axes) {
 
 // "replicas2", "learning_rate0.01", "type_sgd", "shuffle_false", "path_fashion-mnist": fit for file names.
 std::string pointLabel(const std::string& label, const SchemaKey& key, const json& value) {
-    if (value.is_number_float()) return label + formatNumber(value.get<double>());
+    if (value.is_number_float()) return label + profiler::shortestNumber(value.get<double>());
     if (value.is_number()) return label + value.dump();
     std::string text = value.is_string() ? value.get<std::string>() : value.dump();
     if (key.type == SchemaType::Path) {

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "profiler/grouping/configkeys.h"
-#include "profiler/plan/quantities.h"
+#include "profiler/format/numberformat.h"
 
 namespace trainbench::app {
 

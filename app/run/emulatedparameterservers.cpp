@@ -1,7 +1,6 @@
 #include "app/run/emulatedparameterservers.h"
 
-#include "app/run/numbertext.h"
-#include "profiler/plan/quantities.h"
+#include "profiler/format/numberformat.h"
 #include "profiler/store/runattributes.h"
 
 namespace trainbench::app {
@@ -21,20 +20,20 @@ std::unique_ptr<engine::ParameterServerClock> emulateParameterServers(const Expe
     say("emulating " + plan.devices + " (" + std::to_string(w) + " worker" + (w == 1 ? "" : "s") + ", one " +
         plan.spec.replicaLabel() + " each on its own host, " + engine::precisionName(plan.precision) + ", batch " +
         std::to_string(workerBatch) + "; " + std::to_string(k) + " parameter server" + (k == 1 ? "" : "s") + "; " +
-        profiler::shortestNumber(x.device.network_gbps) + " Gbit/s links): a worker's step takes " + millis(s.worker_s) +
-        " virtual (pull " + millis(s.pull_s) + ", forward " + millis(s.forward_s) + ", backward " +
-        millis(s.backward_s) + ", push " + millis(s.push_s) + ", update on the servers " + millis(s.update_s) +
-        ", overhead " + millis(s.overhead_s) + ", input wait " + millis(s.input_s) + "); the job's step " +
-        millis(s.jobStep().seconds()));
+        profiler::shortestNumber(x.device.network_gbps) + " Gbit/s links): a worker's step takes " + profiler::millis(s.worker_s) +
+        " virtual (pull " + profiler::millis(s.pull_s) + ", forward " + profiler::millis(s.forward_s) + ", backward " +
+        profiler::millis(s.backward_s) + ", push " + profiler::millis(s.push_s) + ", update on the servers " + profiler::millis(s.update_s) +
+        ", overhead " + profiler::millis(s.overhead_s) + ", input wait " + profiler::millis(s.input_s) + "); the job's step " +
+        profiler::millis(s.jobStep().seconds()));
     if (s.bound == engine::PsBound::ServerLinks)
         say("note: the parameter servers are the bottleneck: per round of " + std::to_string(w) + " steps each server's "
             "link carries " + std::to_string(w) + " x 1/" + std::to_string(k) + " of the parameters each way, " +
-            millis(s.server_link_s) + " against a worker's " + millis(s.worker_s) + "; every worker waits " +
-            millis(s.queue_s) + " a step (more parameter servers or a faster network would help)");
+            profiler::millis(s.server_link_s) + " against a worker's " + profiler::millis(s.worker_s) + "; every worker waits " +
+            profiler::millis(s.queue_s) + " a step (more parameter servers or a faster network would help)");
     else if (s.bound == engine::PsBound::ServerUpdates)
         say("note: the parameter servers are the bottleneck: " + std::to_string(w) + " updates per round on each "
-            "server take " + millis(s.server_update_s) + " against a worker's " + millis(s.worker_s) +
-            "; every worker waits " + millis(s.queue_s) + " a step (more parameter servers would help)");
+            "server take " + profiler::millis(s.server_update_s) + " against a worker's " + profiler::millis(s.worker_s) +
+            "; every worker waits " + profiler::millis(s.queue_s) + " a step (more parameter servers would help)");
     if (memory.near_capacity) say("note: " + memory.message);
     if (writer)
         writer->attributes({{runattr::kVirtualDevice, plan.spec.id},

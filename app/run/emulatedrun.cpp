@@ -6,10 +6,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "app/run/numbertext.h"
 #include "engine/data/pipeline/datasource.h"
 #include "engine/emulation/opgraph.h"
-#include "profiler/plan/quantities.h"
+#include "profiler/format/numberformat.h"
 #include "profiler/machine/infeedcache.h"
 #include "profiler/store/runattributes.h"
 
@@ -72,10 +71,10 @@ std::unique_ptr<engine::VirtualClock> emulate(const Experiment& x, const DeviceP
         (plan.replicas == 1 ? "" : "s") + " of " + plan.spec.replicaLabel() + ", " +
         engine::precisionName(plan.precision) + ", batch " + std::to_string(perReplica) + " each" +
         (plan.network ? ", one per host, " + profiler::shortestNumber(x.device.network_gbps) + " Gbit/s links" : "") + "): a step takes " +
-        millis(v.seconds()) + " virtual (forward " + millis(v.forward_s) + ", backward " + millis(v.backward_s) +
-        ", optimizer " + millis(v.optimizer_s) + ", exchange of gradients and records " + millis(v.comm_s) + " of which exposed " +
-        millis(v.exposed_comm_s) + ", overhead " + millis(v.overhead_s) + ", input wait " + millis(v.input_s) +
-        "; the host makes a batch in " + millis(infeed) + ", " + infeedSource + ")");
+        profiler::millis(v.seconds()) + " virtual (forward " + profiler::millis(v.forward_s) + ", backward " + profiler::millis(v.backward_s) +
+        ", optimizer " + profiler::millis(v.optimizer_s) + ", exchange of gradients and records " + profiler::millis(v.comm_s) + " of which exposed " +
+        profiler::millis(v.exposed_comm_s) + ", overhead " + profiler::millis(v.overhead_s) + ", input wait " + profiler::millis(v.input_s) +
+        "; the host makes a batch in " + profiler::millis(infeed) + ", " + infeedSource + ")");
     if (plan.spec.kind == engine::DeviceKind::Tpu && v.matrix_utilisation < 0.5)
         say("note: the MXUs are " + std::to_string(static_cast<int>(std::lround(v.matrix_utilisation * 100))) + " % utilised: matrix dimensions are padded "
             "to multiples of 128 (feature sizes) and 8 (batch); sizes that are multiples of 128 waste less");

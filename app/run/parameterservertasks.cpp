@@ -8,9 +8,12 @@
 
 #include "engine/strategy/parameterserver.h"
 #include "engine/strategy/psworker.h"
-#include "profiler/plan/quantities.h"
+#include "profiler/format/numberformat.h"
+#include "profiler/store/runattributes.h"
 
 namespace trainbench::app {
+
+namespace runattr = profiler::runattr;
 
 namespace {
 
@@ -88,14 +91,14 @@ std::vector<std::pair<std::string, std::string>> parameterServerAttributes(const
     auto at = [&](double q) { return v.empty() ? 0 : v[static_cast<size_t>(q * static_cast<double>(v.size() - 1))]; };
     double sum = 0;
     for (int64_t x : v) sum += static_cast<double>(x);
-    return {{"ps.servers", std::to_string(servers)},
-            {"ps.updates", std::to_string(v.size())},
-            {"ps.staleness_mean", profiler::shortestNumber(v.empty() ? 0.0 : std::round(100 * sum / static_cast<double>(v.size())) / 100)},
-            {"ps.staleness_p50", std::to_string(at(0.5))},
-            {"ps.staleness_p95", std::to_string(at(0.95))},
-            {"ps.staleness_max", std::to_string(v.empty() ? 0 : v.back())},
-            {"ps.rescheduled_steps", std::to_string(st.rescheduled_steps)},
-            {"ps.lost_workers", std::to_string(st.lost_workers)}};
+    return {{runattr::kPsServers, std::to_string(servers)},
+            {runattr::kPsUpdates, std::to_string(v.size())},
+            {runattr::kPsStalenessMean, profiler::shortestNumber(v.empty() ? 0.0 : std::round(100 * sum / static_cast<double>(v.size())) / 100)},
+            {runattr::kPsStalenessP50, std::to_string(at(0.5))},
+            {runattr::kPsStalenessP95, std::to_string(at(0.95))},
+            {runattr::kPsStalenessMax, std::to_string(v.empty() ? 0 : v.back())},
+            {runattr::kPsRescheduledSteps, std::to_string(st.rescheduled_steps)},
+            {runattr::kPsLostWorkers, std::to_string(st.lost_workers)}};
 }
 
 }  // namespace trainbench::app

@@ -2,21 +2,12 @@
 
 #include <cmath>
 
+#include "profiler/format/numberformat.h"
+
 namespace trainbench::app {
 
 ProgressPrinter::ProgressPrinter(std::FILE* out, bool interactive, int64_t epochs)
     : out_(out), interactive_(interactive), epochs_(epochs) {}
-
-std::string ProgressPrinter::formatDuration(double seconds) {
-    if (!std::isfinite(seconds) || seconds < 0) return "?";
-    const auto total = static_cast<long long>(seconds + 0.5);
-    char buf[32];
-    if (total >= 3600)
-        std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", total / 3600, (total / 60) % 60, total % 60);
-    else
-        std::snprintf(buf, sizeof buf, "%lld:%02lld", total / 60, total % 60);
-    return buf;
-}
 
 void ProgressPrinter::onStart(const engine::TrainPlan& plan) { plan_ = plan; }
 
@@ -54,7 +45,7 @@ void ProgressPrinter::draw(bool force) {
     char acc[32] = "-";
     if (lastAccuracy_ >= 0) std::snprintf(acc, sizeof acc, "%.2f%%", 100.0 * lastAccuracy_);
     std::fprintf(out_, "\r\033[Kepoch %s  step %s  loss %.4f  accuracy %s  %.0f samples/s  ETA %s", epochText.c_str(),
-                 stepText.c_str(), last_.loss, acc, emaRate_, formatDuration(remaining).c_str());
+                 stepText.c_str(), last_.loss, acc, emaRate_, profiler::clockTime(remaining).c_str());
     std::fflush(out_);
 }
 

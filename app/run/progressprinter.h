@@ -20,8 +20,6 @@ public:
     void onEval(const engine::EvalRecord& eval) override;
     void finish();  // ends the in-place line
 
-    static std::string formatDuration(double seconds);
-
 private:
     void draw(bool force);
 

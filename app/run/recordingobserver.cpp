@@ -1,17 +1,20 @@
 #include "app/run/recordingobserver.h"
+#include "profiler/store/runattributes.h"
 
 #include <string>
 
 namespace trainbench::app {
 
+namespace runattr = profiler::runattr;
+
 void RecordingObserver::onStart(const engine::TrainPlan& plan) {
     // What the run is about to do: the GUI's progress bar and ETA, and a report's scale.
     if (writer_)
-        writer_->attributes({{"plan.total_steps", std::to_string(plan.total_steps)},
-                             {"plan.steps_per_epoch", std::to_string(plan.steps_per_epoch)},
-                             {"plan.train_examples", std::to_string(plan.train_examples)},
-                             {"plan.test_examples", std::to_string(plan.test_examples)},
-                             {"plan.param_count", std::to_string(plan.param_count)}});
+        writer_->attributes({{runattr::kPlanTotalSteps, std::to_string(plan.total_steps)},
+                             {runattr::kPlanStepsPerEpoch, std::to_string(plan.steps_per_epoch)},
+                             {runattr::kPlanTrainExamples, std::to_string(plan.train_examples)},
+                             {runattr::kPlanTestExamples, std::to_string(plan.test_examples)},
+                             {runattr::kPlanParamCount, std::to_string(plan.param_count)}});
     if (display_) display_->onStart(plan);
 }
 

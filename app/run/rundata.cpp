@@ -2,9 +2,12 @@
 
 #include <cmath>
 
-#include "profiler/plan/quantities.h"
+#include "profiler/format/numberformat.h"
+#include "profiler/store/runattributes.h"
 
 namespace trainbench::app {
+
+namespace runattr = profiler::runattr;
 
 engine::TrainingData openRunData(const Experiment& x, int64_t globalBatch,
                                  const std::function<void(const std::string&)>& say, profiler::RunWriter* writer) {
@@ -18,23 +21,23 @@ engine::TrainingData openRunData(const Experiment& x, int64_t globalBatch,
 std::vector<std::pair<std::string, std::string>> pipelineAttributes(const engine::TrainingData& d) {
     const engine::PipelineChoice& c = d.choice;
     std::vector<std::pair<std::string, std::string>> a = {
-        {"input.source", d.description},
-        {"input.cycle_length", std::to_string(c.cycle_length)},
-        {"input.parallel_reads", c.parallel_reads ? "true" : "false"},
-        {"input.map_parallel_calls", std::to_string(c.map_parallel_calls)},
-        {"input.prefetch", std::to_string(c.prefetch)},
-        {"input.autotuned", c.autotuned ? "true" : "false"},
+        {runattr::kInputSource, d.description},
+        {runattr::kInputCycleLength, std::to_string(c.cycle_length)},
+        {runattr::kInputParallelReads, c.parallel_reads ? "true" : "false"},
+        {runattr::kInputMapParallelCalls, std::to_string(c.map_parallel_calls)},
+        {runattr::kInputPrefetch, std::to_string(c.prefetch)},
+        {runattr::kInputAutotuned, c.autotuned ? "true" : "false"},
     };
     if (c.autotuned) {
-        a.emplace_back("input.autotune_seconds", profiler::shortestNumber(std::round(c.autotune_seconds * 100) / 100));
-        a.emplace_back("input.autotune_trials", c.notes);
+        a.emplace_back(runattr::kInputAutotuneSeconds, profiler::shortestNumber(std::round(c.autotune_seconds * 100) / 100));
+        a.emplace_back(runattr::kInputAutotuneTrials, c.notes);
     }
     const engine::StorageConfig& s = d.storage->config();
-    a.emplace_back("storage.preset", s.preset);
-    a.emplace_back("storage.bandwidth_mb_s", profiler::shortestNumber(s.bandwidth_mb_s));
-    a.emplace_back("storage.stream_bandwidth_mb_s", profiler::shortestNumber(s.stream_bandwidth_mb_s));
-    a.emplace_back("storage.open_latency_ms", profiler::shortestNumber(s.open_latency_ms));
-    a.emplace_back("storage.request_latency_ms", profiler::shortestNumber(s.request_latency_ms));
+    a.emplace_back(runattr::kStoragePreset, s.preset);
+    a.emplace_back(runattr::kStorageBandwidthMbS, profiler::shortestNumber(s.bandwidth_mb_s));
+    a.emplace_back(runattr::kStorageStreamBandwidthMbS, profiler::shortestNumber(s.stream_bandwidth_mb_s));
+    a.emplace_back(runattr::kStorageOpenLatencyMs, profiler::shortestNumber(s.open_latency_ms));
+    a.emplace_back(runattr::kStorageRequestLatencyMs, profiler::shortestNumber(s.request_latency_ms));
     return a;
 }
 

@@ -9,8 +9,11 @@
 #include "engine/checkpoint/modellayout.h"
 #include "engine/checkpoint/trainingcheckpoint.h"
 #include "profiler/trace/traceerror.h"
+#include "profiler/store/runattributes.h"
 
 namespace trainbench::app {
+
+namespace runattr = profiler::runattr;
 
 engine::StepClock* RunClock::get() const {
     if (virtualClock) return virtualClock.get();
@@ -52,9 +55,9 @@ RunObservers attachObservers(const RunRequest& request, engine::Strategy& strate
     // Every replica holds the same parameters; the chief (or the only process) saves them.
     if (rank == 0 && (x.train.checkpoint_every_steps > 0 || x.train.checkpoint_at_end)) {
         std::filesystem::create_directories(std::filesystem::path(record.checkpointPath).parent_path());
-        record.writer->attributes({{"checkpoint.path", record.checkpointPath},
-                                   {"checkpoint.every_steps", std::to_string(x.train.checkpoint_every_steps)},
-                                   {"checkpoint.at_end", x.train.checkpoint_at_end ? "true" : "false"}});
+        record.writer->attributes({{runattr::kCheckpointPath, record.checkpointPath},
+                                   {runattr::kCheckpointEverySteps, std::to_string(x.train.checkpoint_every_steps)},
+                                   {runattr::kCheckpointAtEnd, x.train.checkpoint_at_end ? "true" : "false"}});
         o.checkpoint = [&strategy, path = record.checkpointPath,
                         runId = record.runId().value](const engine::TrainProgress& at) {
             engine::CheckpointWriter w;

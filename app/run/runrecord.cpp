@@ -4,8 +4,11 @@
 #include <stdexcept>
 
 #include "app/run/checkpointmetadata.h"
+#include "profiler/store/runattributes.h"
 
 namespace trainbench::app {
+
+namespace runattr = profiler::runattr;
 
 namespace {
 
@@ -55,8 +58,8 @@ RunRecord openRunRecord(const RunRequest& request, const RunPlan& plan, int rank
         }
     }
     if (r.writer && request.restarts > 0)
-        r.writer->attributes({{"job.restarts", std::to_string(request.restarts)},
-                              {"job.resumed_from_step", std::to_string(r.progress ? r.progress->step : 0)}});
+        r.writer->attributes({{runattr::kJobRestarts, std::to_string(request.restarts)},
+                              {runattr::kJobResumedFromStep, std::to_string(r.progress ? r.progress->step : 0)}});
     if (r.writer && r.warm) r.writer->attributes(r.warm->attributes());
     r.checkpointPath = std::filesystem::absolute(
         !x.train.checkpoint_path.empty()

@@ -81,32 +81,4 @@ double parseMoney(const std::string& text, const std::string& what) {
     return v;
 }
 
-std::string shortestNumber(double v) {
-    char buf[32];
-    return std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
-}
-
-std::string formatDuration(double seconds) {
-    char buf[64];
-    if (seconds < 1) std::snprintf(buf, sizeof buf, "%.3g ms", seconds * 1e3);
-    else if (seconds < 120) std::snprintf(buf, sizeof buf, "%.1f s", seconds);
-    else if (seconds < 7200) std::snprintf(buf, sizeof buf, "%.1f min", seconds / 60);
-    else if (seconds < 172800) std::snprintf(buf, sizeof buf, "%.1f h", seconds / 3600);
-    else std::snprintf(buf, sizeof buf, "%.1f days", seconds / 86400);
-    return buf;
-}
-
-std::string formatMoney(double usd) {
-    char buf[64];
-    if (usd == 0) std::snprintf(buf, sizeof buf, "$0");
-    else if (usd < 0.01) {
-        // Two significant digits of a small amount, without an exponent: $0.0042, $0.000013.
-        const int decimals = std::min(12, static_cast<int>(std::ceil(-std::log10(usd))) + 1);
-        std::snprintf(buf, sizeof buf, "$%.*f", decimals, usd);
-    }
-    else if (usd < 100) std::snprintf(buf, sizeof buf, "$%.2f", usd);
-    else std::snprintf(buf, sizeof buf, "$%.0f", usd);
-    return buf;
-}
-
 }  // namespace trainbench::profiler

@@ -1,6 +1,6 @@
 // The comparison of 2+ runs: convergence overlays, breakdown by run, scaling, data scaling, and the config diff.
 
-#include "profiler/plan/quantities.h"
+#include "profiler/format/numberformat.h"
 #include "profiler/compare/datascaling.h"
 #include "profiler/report/configdiff.h"
 #include "profiler/report/htmlparts.h"

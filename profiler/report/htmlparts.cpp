@@ -1,7 +1,7 @@
 // The report's page skeleton: header, the runs side by side, then comparison and one section per run.
 #include "profiler/report/htmlparts.h"
 
-#include "profiler/plan/quantities.h"
+#include "profiler/format/numberformat.h"
 #include "profiler/report/reportformat.h"
 #include "profiler/report/svgcanvas.h"
 #include "profiler/store/runstatus.h"

@@ -1,6 +1,7 @@
 // One run's section: its charts, verdict, ops, memory, other recorded facts and its experiment.
 #include <nlohmann/json.hpp>
 
+#include "profiler/format/numberformat.h"
 #include "profiler/report/htmlparts.h"
 #include "profiler/report/reportcharts.h"
 #include "profiler/report/reportformat.h"

@@ -2,6 +2,7 @@
 // ranked actions; then the ops that took the time, against the machine's roofline.
 #include <algorithm>
 
+#include "profiler/format/numberformat.h"
 #include "profiler/report/htmlparts.h"
 #include "profiler/report/reportformat.h"
 #include "profiler/store/runattributes.h"

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "profiler/compare/datascaling.h"
+#include "profiler/format/numberformat.h"
 #include "profiler/report/axisticks.h"
 #include "profiler/report/downsample.h"
 #include "profiler/report/report.h"

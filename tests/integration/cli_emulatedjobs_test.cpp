@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "profiler/plan/quantities.h"
+#include "profiler/format/numberformat.h"
 #include "profiler/store/runstore.h"
 #include "tests/integration/clirunner.h"
 #include "tests/integration/emulatedruns.h"

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "profiler/format/numberformat.h"
 #include "profiler/plan/plan.h"
 #include "profiler/plan/quantities.h"
 

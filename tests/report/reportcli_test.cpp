@@ -2,6 +2,7 @@
 // and one run trained for real and reported end to end.
 #include <gtest/gtest.h>
 
+#include "profiler/format/numberformat.h"
 #include "profiler/report/reportformat.h"
 #include "profiler/report/svgcanvas.h"
 #include "tests/integration/clirunner.h"

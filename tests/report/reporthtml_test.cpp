@@ -6,7 +6,7 @@
 #include <regex>
 #include <set>
 
-#include "profiler/plan/quantities.h"
+#include "profiler/format/numberformat.h"
 #include "profiler/report/reportcharts.h"
 #include "profiler/report/report.h"
 #include "tests/report/reportfixture.h"

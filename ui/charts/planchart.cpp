@@ -9,7 +9,7 @@
 
 #include <algorithm>
 
-#include "profiler/plan/quantities.h"
+#include "profiler/format/numberformat.h"
 #include "ui/charts/axisformat.h"
 #include "ui/charts/chartexport.h"
 #include "ui/charts/chartlabel.h"

@@ -4,7 +4,7 @@
 #include <QColor>
 #include <QFont>
 
-#include "profiler/plan/quantities.h"
+#include "profiler/format/numberformat.h"
 
 namespace trainbench::ui {
 

@@ -4,13 +4,7 @@
 
 namespace trainbench::ui {
 
-ExperimentValidator::ExperimentValidator(QObject* parent) : QObject(parent) { pool_.setMaxThreadCount(1); }
-
-ExperimentValidator::~ExperimentValidator() {
-    generation_ = ~quint64{0};  // nothing pending is wanted any more
-    pool_.clear();
-    pool_.waitForDone();
-}
+ExperimentValidator::ExperimentValidator(QObject* parent) : QObject(parent) {}
 
 ValidationResult ExperimentValidator::validate(const std::string& text, const std::string& sourceName) {
     ValidationResult r;
@@ -29,19 +23,8 @@ ValidationResult ExperimentValidator::validate(const std::string& text, const st
 }
 
 void ExperimentValidator::request(const QString& text, const QString& sourceName) {
-    const quint64 generation = ++generation_;
-    pool_.clear();  // a queued check that has not started is superseded
-    pool_.start([this, generation, text = text.toStdString(), source = sourceName.toStdString()] {
-        if (generation != generation_) return;
-        ValidationResult r = validate(text, source);
-        r.generation = generation;
-        QMetaObject::invokeMethod(
-            this,
-            [this, r = std::move(r)] {
-                if (r.generation == generation_) emit validated(r);
-            },
-            Qt::QueuedConnection);
-    });
+    jobs_.startLatest([text = text.toStdString(), source = sourceName.toStdString()] { return validate(text, source); },
+                      [this](const ValidationResult& r) { emit validated(r); });
 }
 
 }  // namespace trainbench::ui

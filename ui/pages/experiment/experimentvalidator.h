@@ -2,20 +2,18 @@
 // Checks experiment text with the CLI's own parser (app::expandSweep, which runs app::parseExperiment
 // on the file and on every point of its sweep) on a worker thread: a sweep of many points must not
 // stall typing. A result superseded by a newer request is dropped.
-#include <atomic>
 #include <string>
 #include <vector>
 
 #include <QObject>
 #include <QStringList>
-#include <QThreadPool>
 
 #include "app/experiment/experimenterror.h"
+#include "ui/jobs/jobtracker.h"
 
 namespace trainbench::ui {
 
 struct ValidationResult {
-    quint64 generation = 0;
     std::string text;  // what was checked
     bool valid = false;
     std::vector<app::ExperimentIssue> issues;
@@ -28,7 +26,6 @@ class ExperimentValidator : public QObject {
     Q_OBJECT
 public:
     explicit ExperimentValidator(QObject* parent = nullptr);
-    ~ExperimentValidator() override;  // waits for a check in progress
 
     // Checks text named sourceName (relative paths resolve against its folder); validated() follows
     // unless another request comes first.
@@ -40,8 +37,7 @@ signals:
     void validated(const trainbench::ui::ValidationResult& result);
 
 private:
-    QThreadPool pool_;
-    std::atomic<quint64> generation_{0};
+    JobTracker jobs_;  // one check at a time; its end waits for a check in progress
 };
 
 }  // namespace trainbench::ui

@@ -16,6 +16,7 @@
 #include <QVBoxLayout>
 
 #include "app/plan/plancandidates.h"
+#include "profiler/format/numberformat.h"
 #include "profiler/plan/quantities.h"
 #include "ui/charts/planchart.h"
 #include "ui/models/plantablemodel.h"

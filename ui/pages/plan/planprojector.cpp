@@ -7,13 +7,7 @@
 
 namespace trainbench::ui {
 
-PlanProjector::PlanProjector(QObject* parent) : QObject(parent) { pool_.setMaxThreadCount(1); }
-
-PlanProjector::~PlanProjector() {
-    generation_ = ~quint64{0};  // nothing pending is wanted any more
-    pool_.clear();
-    pool_.waitForDone();
-}
+PlanProjector::PlanProjector(QObject* parent) : QObject(parent) {}
 
 ProjectionInput PlanProjector::estimate(const QString& file) {
     ProjectionInput in;
@@ -28,25 +22,12 @@ ProjectionInput PlanProjector::estimate(const QString& file) {
 }
 
 void PlanProjector::request(const QString& file) {
-    const quint64 generation = ++generation_;
-    pool_.clear();  // a queued estimate that has not started is superseded
     if (file.isEmpty()) {
-        ProjectionInput none;
-        none.generation = generation;
-        emit estimated(none);
+        jobs_.cancelAll();  // an estimate in progress is superseded
+        emit estimated(ProjectionInput{});
         return;
     }
-    pool_.start([this, generation, file] {
-        if (generation != generation_) return;
-        ProjectionInput in = estimate(file);
-        in.generation = generation;
-        QMetaObject::invokeMethod(
-            this,
-            [this, in = std::move(in)] {
-                if (in.generation == generation_) emit estimated(in);
-            },
-            Qt::QueuedConnection);
-    });
+    jobs_.startLatest([file] { return estimate(file); }, [this](const ProjectionInput& in) { emit estimated(in); });
 }
 
 }  // namespace trainbench::ui

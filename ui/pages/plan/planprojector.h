@@ -3,19 +3,17 @@
 // on its emulated devices, its price) on a worker thread, for the Plan page's projections: opening
 // a data set for its shape must not stall the window. A result superseded by a newer request is
 // dropped.
-#include <atomic>
 #include <vector>
 
 #include <QObject>
 #include <QString>
-#include <QThreadPool>
 
 #include "app/plan/pointestimate.h"
+#include "ui/jobs/jobtracker.h"
 
 namespace trainbench::ui {
 
 struct ProjectionInput {
-    quint64 generation = 0;
     QString file;
     std::vector<app::PointEstimate> points;
     QString error;  // the file is invalid or its data set cannot be read
@@ -25,7 +23,6 @@ class PlanProjector : public QObject {
     Q_OBJECT
 public:
     explicit PlanProjector(QObject* parent = nullptr);
-    ~PlanProjector() override;  // waits for an estimate in progress
 
     // estimated() follows unless another request comes first. An empty path: no sweep (at once).
     void request(const QString& file);
@@ -36,8 +33,7 @@ signals:
     void estimated(const trainbench::ui::ProjectionInput& input);
 
 private:
-    QThreadPool pool_;
-    std::atomic<quint64> generation_{0};
+    JobTracker jobs_;  // one estimate at a time; its end waits for an estimate in progress
 };
 
 }  // namespace trainbench::ui
