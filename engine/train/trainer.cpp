@@ -10,6 +10,7 @@
 
 #include "engine/layers/softmaxcrossentropy.h"
 #include "engine/instrument/instrument.h"
+#include "engine/telemetry/stepphases.h"
 #include "engine/util/vectorkernels.h"
 
 namespace trainbench::engine {
@@ -28,13 +29,12 @@ void recordPhases(StepRecord& rec, const prof::PhaseTimes& p, double measuredInp
         rec.other_seconds = std::max(0.0, rec.step_seconds - measuredInput);
         return;
     }
-    rec.input_seconds = p[Phase::Input];
-    rec.forward_seconds = p[Phase::Forward];
-    rec.backward_seconds = p[Phase::Backward];
-    rec.optimizer_seconds = p[Phase::Optimizer];
-    rec.exposed_comm_seconds = p[Phase::Communication];
-    const double known = rec.input_seconds + rec.forward_seconds + rec.backward_seconds + rec.optimizer_seconds +
-                         rec.exposed_comm_seconds;
+    double known = 0.0;
+    for (const StepPhase& phase : kInStepPhases) {
+        if (phase.phase == Phase::Other) continue;
+        rec.*phase.seconds = p[phase.phase];
+        known += rec.*phase.seconds;
+    }
     rec.other_seconds = std::max(0.0, rec.step_seconds - known);
 }
 }  // namespace

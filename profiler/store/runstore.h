@@ -13,6 +13,7 @@
 #include "profiler/store/processidentity.h"
 #include "profiler/store/runid.h"
 #include "profiler/store/runrow.h"
+#include "profiler/verdict/stepsample.h"
 #include "profiler/verdict/verdict.h"
 
 namespace trainbench::profiler {
@@ -85,7 +86,7 @@ public:
     std::optional<RunRow> run(RunId id);
 
     // Committed steps in step order; with afterStep, only steps > afterStep (to follow a live run).
-    std::vector<engine::StepRecord> steps(RunId id, int64_t afterStep = 0);
+    std::vector<StepSample> steps(RunId id, int64_t afterStep = 0);
     // Committed evaluations in the order they were recorded.
     std::vector<engine::EvalRecord> evals(RunId id);
     // Per-step input-pipeline stage figures, by step then stage name.
