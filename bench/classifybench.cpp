@@ -17,11 +17,14 @@
 #include "bench/benchutil.h"
 #include "engine/layers/opcosts.h"
 #include "profiler/machine/machinecache.h"
+#include "profiler/store/runattributes.h"
 #include "profiler/store/runstore.h"
 #include "profiler/store/runwriter.h"
 #include "profiler/verdict/verdict.h"
 
 namespace trainbench::bench {
+
+namespace runattr = profiler::runattr;
 
 namespace {
 
@@ -126,13 +129,13 @@ profiler::RunId recordRun(const std::string& path, int64_t steps) {
         }
     }
     // What RunProfiler::finish() records for a W1 run on this machine.
-    writer.attributes({{"profile.threads", "2"}, {"profile.host_cores", "2"},
-                       {"memory.params_bytes", "2143272"}, {"memory.grads_bytes", "2143272"},
-                       {"memory.optimizer_bytes", "4286544"}, {"memory.activation_bytes", "1843200"},
-                       {"memory.peak_rss_bytes", "251658240"}, {"memory.device_bytes", "25769803776"},
-                       {"memory.device_source", "host RAM"}, {"memory.swapped_pages", "0"},
-                       {"memory.major_faults", "0"}, {"hw.available", "false"},
-                       {"hw.unavailable_reason", "perf_event_open(cycles): the hypervisor exposes no PMU"}});
+    writer.attributes({{runattr::kProfileThreads, "2"}, {runattr::kProfileHostCores, "2"},
+                       {runattr::kMemoryParamsBytes, "2143272"}, {runattr::kMemoryGradsBytes, "2143272"},
+                       {runattr::kMemoryOptimizerBytes, "4286544"}, {runattr::kMemoryActivationBytes, "1843200"},
+                       {runattr::kMemoryPeakRssBytes, "251658240"}, {runattr::kMemoryDeviceBytes, "25769803776"},
+                       {runattr::kMemoryDeviceSource, "host RAM"}, {runattr::kMemorySwappedPages, "0"},
+                       {runattr::kMemoryMajorFaults, "0"}, {runattr::kHwAvailable, "false"},
+                       {runattr::kHwUnavailableReason, "perf_event_open(cycles): the hypervisor exposes no PMU"}});
     writer.opStats(0, ops);
     summary.steps = steps;
     summary.final_loss = 0.25;

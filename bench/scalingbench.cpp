@@ -26,10 +26,13 @@
 
 #include "bench/childprocess.h"
 #include "bench/scalingtable.h"
+#include "profiler/store/runattributes.h"
 #include "profiler/store/runstore.h"
 #include "profiler/store/storeerror.h"
 
 namespace trainbench::bench {
+
+namespace runattr = profiler::runattr;
 
 namespace {
 
@@ -86,8 +89,8 @@ void readRun(profiler::RunStore& store, const std::string& name, int64_t before,
     else if (run.train_seconds)
         outcome.computeSeconds = *run.train_seconds - run.input_seconds.value_or(0.0);
     const auto attributes = store.attributes(id);
-    outcome.stalenessMean = attributeNumber(attributes, "ps.staleness_mean");
-    outcome.stalenessP95 = attributeNumber(attributes, "ps.staleness_p95");
+    outcome.stalenessMean = attributeNumber(attributes, runattr::kPsStalenessMean);
+    outcome.stalenessP95 = attributeNumber(attributes, runattr::kPsStalenessP95);
 }
 
 RunOutcome runPoint(const SweepPoint& p, const ScalingOptions& o, profiler::RunStore& store) {

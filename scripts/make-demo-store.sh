@@ -5,13 +5,21 @@
 # run with its verdict). Usage: scripts/make-demo-store.sh [build dir, default build/release]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+repo="$PWD"
 cli="${1:-build/release}/app/trainbench-cli"
 [[ -x "$cli" ]] || { echo "build first: $cli not found" >&2; exit 1; }
 out=resources/demo/runs.db
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 db="$tmp/runs.db"
-run() { "$cli" run "$@" --db "$db" -q >/dev/null; }
+# The store's folder holds what the runs name, laid out as in the repository: copies of the
+# experiment files and a link to the prepared data. A store records the paths inside its folder
+# relative to it (./experiments/fmnist-mlp.json, ./data/...; docs/run-store.md, "Paths"), so the
+# shipped file names no folder of this machine.
+mkdir "$tmp/experiments"
+cp experiments/fmnist-mlp.json experiments/fmnist-cnn.json experiments/io-bound-no-prefetch.json "$tmp/experiments/"
+[[ -d data ]] && ln -s "$repo/data" "$tmp/data"
+run() { "$cli" run "$tmp/$1" "${@:2}" --db "$db" -q >/dev/null; }
 slice=(--set data.train_limit=12800 --set data.test_limit=2000 --set train.eval_every_steps=50)
 for seed in 1 2 3; do
   run experiments/fmnist-mlp.json "${slice[@]}" --set train.epochs=3 --set seed=$seed --set name=fmnist-mlp-seed$seed
@@ -23,10 +31,19 @@ for replicas in 1 2; do
 done
 if [[ -d data/fashion-mnist-tfrecord ]]; then
   run experiments/io-bound-no-prefetch.json --set train.max_steps=150 --set train.eval_every_steps=50
+else
+  echo "data/fashion-mnist-tfrecord not found (scripts/prepare-io-data.sh makes it): no input-bound run" >&2
 fi
 # Compact and drop the write-ahead log: one self-contained file, in rollback-journal mode so that
 # readers (trainbench --screenshot opens it in place, read-only) add no -wal and -shm beside it.
 sqlite3 "$db" "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode = DELETE; VACUUM;"
+# No path of this machine may be left in the shipped file.
+local_paths=(-e "$tmp" -e "$repo")
+[[ -n "${HOME:-}" && "$HOME" != / ]] && local_paths+=(-e "$HOME/")
+if sqlite3 "$db" .dump | grep -F "${local_paths[@]}"; then
+  echo "the demo store names folders of this machine (above): not copied to $out" >&2
+  exit 1
+fi
 mkdir -p "$(dirname "$out")"
 cp "$db" "$out"
 ls -l "$out"

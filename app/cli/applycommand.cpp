@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
-#include "app/cli/exitcodes.h"
+#include "app/run/exitcodes.h"
 #include "app/cli/storeaccess.h"
 #include "app/experiment/actionexperiment.h"
 #include "app/experiment/experiment.h"

@@ -5,7 +5,7 @@
 #include <exception>
 
 #include "app/cli/commands.h"
-#include "app/cli/exitcodes.h"
+#include "app/run/exitcodes.h"
 #include "engine/data/convert/converter.h"
 #include "engine/util/errors.h"
 

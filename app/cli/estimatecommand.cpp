@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
-#include "app/cli/exitcodes.h"
+#include "app/run/exitcodes.h"
 #include "app/cli/texttable.h"
 #include "app/experiment/experimenterror.h"
 #include "app/experiment/sweep.h"

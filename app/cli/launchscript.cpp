@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "app/cli/commands.h"
-#include "app/cli/exitcodes.h"
+#include "app/run/exitcodes.h"
 #include "app/experiment/experiment.h"
 #include "app/quote/quote.h"
 #include "engine/io/atomicfilewriter.h"
@@ -65,7 +65,7 @@ struct JobShape {
 std::string slurmScript(const LaunchScriptArgs& a, const app::Experiment& x, const JobShape& job) {
     std::ostringstream s;
     s << "#!/bin/bash\n"
-      << "# trainbench " << x.strategy.type << " job " << shown(x.name) << ": " << job.text() << ", one task per node.\n"
+      << "# trainbench " << engine::strategyKindName(x.strategy.type) << " job " << shown(x.name) << ": " << job.text() << ", one task per node.\n"
       << "# Written by `trainbench-cli launch-script --slurm`; submit with sbatch.\n"
       << "#SBATCH --job-name=" << k8sName(x.name) << "\n"
       << "#SBATCH --nodes=" << job.tasks() << "\n"
@@ -133,7 +133,7 @@ std::string kubeflowManifest(const LaunchScriptArgs& a, const app::Experiment& x
             s << "              resources:\n"
               << "                requests: {cpu: \"" << x.strategy.threads_per_replica << "\"}\n";
     };
-    s << "# trainbench " << x.strategy.type << " job " << shown(x.name) << ": " << job.text() << ".\n"
+    s << "# trainbench " << engine::strategyKindName(x.strategy.type) << " job " << shown(x.name) << ": " << job.text() << ".\n"
       << "# Written by `trainbench-cli launch-script --kubeflow`; apply with kubectl. The training operator\n"
       << "# sets TF_CONFIG in every pod; the Secret gives them one job token.\n"
       << "apiVersion: v1\n"
@@ -165,11 +165,11 @@ int launchScriptCommand(const LaunchScriptArgs& args) {
         std::fprintf(stderr, "%s\n", e.what());
         return kExitUsage;
     }
-    const bool async = x.strategy.type == "parameter_server";
-    if (x.strategy.type != "multi_worker" && !async) {
+    const bool async = x.strategy.type == engine::StrategyKind::ParameterServer;
+    if (!engine::isMultiProcess(x.strategy.type)) {
         std::fprintf(stderr,
                      "launch-script: %s has strategy.type '%s'; a cluster job needs 'multi_worker' or 'parameter_server'\n",
-                     args.file.c_str(), x.strategy.type.c_str());
+                     args.file.c_str(), std::string(engine::strategyKindName(x.strategy.type)).c_str());
         return kExitUsage;
     }
     // multi_worker: the workers are the replicas, the chief the first of them. parameter_server: the

@@ -2,7 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/cli/commands.h"
-#include "app/cli/exitcodes.h"
+#include "app/run/exitcodes.h"
 #include "app/cli/stopsignals.h"
 #include "app/run/paths.h"
 #include "app/run/versions.h"

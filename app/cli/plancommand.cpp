@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "app/cli/commands.h"
-#include "app/cli/exitcodes.h"
+#include "app/run/exitcodes.h"
 #include "app/cli/storeaccess.h"
 #include "app/cli/texttable.h"
 #include "app/cli/ttatext.h"

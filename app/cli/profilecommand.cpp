@@ -7,13 +7,16 @@
 #include <string>
 
 #include "app/cli/commands.h"
-#include "app/cli/exitcodes.h"
+#include "app/run/exitcodes.h"
 #include "app/cli/storeaccess.h"
 #include "app/cli/texttable.h"
+#include "profiler/store/runattributes.h"
 #include "profiler/store/storeerror.h"
 #include "profiler/verdict/verdict.h"
 
 namespace trainbench::cli {
+
+namespace runattr = profiler::runattr;
 
 namespace {
 
@@ -109,15 +112,15 @@ void printMemory(const profiler::ProfileInput& in, const std::map<std::string, s
                         static_cast<long long>(m.swapped_pages), static_cast<long long>(m.major_faults));
     }
     auto get = [&](const char* k) { auto it = attrs.find(k); return it == attrs.end() ? std::string() : it->second; };
-    if (get("hw.available") == "true") {
-        const double cycles = std::stod(get("hw.cycles").empty() ? "0" : get("hw.cycles"));
-        const double instr = std::stod(get("hw.instructions").empty() ? "0" : get("hw.instructions"));
-        const double refs = std::stod(get("hw.cache_references").empty() ? "0" : get("hw.cache_references"));
-        const double misses = std::stod(get("hw.cache_misses").empty() ? "0" : get("hw.cache_misses"));
+    if (get(runattr::kHwAvailable) == "true") {
+        const double cycles = std::stod(get(runattr::kHwCycles).empty() ? "0" : get(runattr::kHwCycles));
+        const double instr = std::stod(get(runattr::kHwInstructions).empty() ? "0" : get(runattr::kHwInstructions));
+        const double refs = std::stod(get(runattr::kHwCacheReferences).empty() ? "0" : get(runattr::kHwCacheReferences));
+        const double misses = std::stod(get(runattr::kHwCacheMisses).empty() ? "0" : get(runattr::kHwCacheMisses));
         std::printf("\nhardware counters\n  %.3g cycles, %.3g instructions (IPC %.2f), cache misses %.1f %% of %.3g references\n",
                     cycles, instr, cycles > 0 ? instr / cycles : 0.0, refs > 0 ? 100 * misses / refs : 0.0, refs);
-    } else if (!get("hw.unavailable_reason").empty()) {
-        std::printf("\nhardware counters: not available (%s)\n", get("hw.unavailable_reason").c_str());
+    } else if (!get(runattr::kHwUnavailableReason).empty()) {
+        std::printf("\nhardware counters: not available (%s)\n", get(runattr::kHwUnavailableReason).c_str());
     }
 }
 

@@ -12,18 +12,21 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
-#include "app/cli/exitcodes.h"
+#include "app/run/exitcodes.h"
 #include "app/cli/storeaccess.h"
 #include "app/cli/texttable.h"
 #include "app/run/progressprinter.h"
 #include "engine/io/atomicfilewriter.h"
 #include "engine/util/errors.h"
 #include "profiler/plan/quantities.h"
+#include "profiler/store/runattributes.h"
 #include "profiler/store/runstore.h"
 #include "profiler/store/storeerror.h"
 #include "profiler/verdict/stepsample.h"
 
 namespace trainbench::cli {
+
+namespace runattr = profiler::runattr;
 
 namespace {
 
@@ -37,16 +40,16 @@ std::string shortTime(const std::string& iso) { return iso.size() >= 16 ? iso.su
 void printInputPipeline(profiler::RunStore& store, profiler::RunId id) {
     std::vector<std::pair<std::string, std::string>> attributes;
     for (auto& kv : store.attributes(id))
-        if (kv.first.rfind("input.", 0) == 0 || kv.first.rfind("storage.", 0) == 0) attributes.push_back(kv);
+        if (kv.first.starts_with(runattr::kInputGroup) || kv.first.starts_with(runattr::kStorageGroup)) attributes.push_back(kv);
     const auto rows = store.inputStages(id);
     if (attributes.empty() && rows.empty()) return;
     std::printf("\ninput pipeline\n");
     for (const auto& [key, value] : attributes) {
-        if (key == "input.autotune_trials") continue;
+        if (key == runattr::kInputAutotuneTrials) continue;
         std::printf("  %-30s %s\n", key.c_str(), value.c_str());
     }
     for (const auto& [key, value] : attributes)
-        if (key == "input.autotune_trials") {
+        if (key == runattr::kInputAutotuneTrials) {
             std::string indented = value;
             for (size_t at = indented.find('\n'); at != std::string::npos; at = indented.find('\n', at + 5))
                 indented.replace(at, 1, "\n    ");
@@ -141,16 +144,16 @@ void printParameterServers(profiler::RunStore& store, const profiler::RunRow& r)
     if (r.strategy != "parameter_server") return;
     std::map<std::string, std::string> a;
     for (const auto& [key, value] : store.attributes(r.id))
-        if (key.rfind("ps.", 0) == 0 || key.rfind("virtual.", 0) == 0) a[key] = value;
+        if (key.starts_with(runattr::kPsGroup) || key.starts_with(runattr::kVirtualGroup)) a[key] = value;
     if (a.empty()) return;
     auto get = [&](const char* k) { return a.count(k) ? a[k] : std::string("-"); };
-    std::printf("\nparameter servers (%s)\n", get("ps.servers").c_str());
-    std::printf("  updates         %s\n", get("ps.updates").c_str());
+    std::printf("\nparameter servers (%s)\n", get(runattr::kPsServers).c_str());
+    std::printf("  updates         %s\n", get(runattr::kPsUpdates).c_str());
     std::printf("  staleness       mean %s, median %s, p95 %s, max %s (updates between a worker's pull and its push)\n",
-                get("ps.staleness_mean").c_str(), get("ps.staleness_p50").c_str(), get("ps.staleness_p95").c_str(),
-                get("ps.staleness_max").c_str());
-    std::printf("  lost workers    %s (steps rerun on another worker: %s)\n", get("ps.lost_workers").c_str(),
-                get("ps.rescheduled_steps").c_str());
+                get(runattr::kPsStalenessMean).c_str(), get(runattr::kPsStalenessP50).c_str(), get(runattr::kPsStalenessP95).c_str(),
+                get(runattr::kPsStalenessMax).c_str());
+    std::printf("  lost workers    %s (steps rerun on another worker: %s)\n", get(runattr::kPsLostWorkers).c_str(),
+                get(runattr::kPsRescheduledSteps).c_str());
     // Emulated: what bounds the rounds of the virtual clock (docs/devices.md).
     auto millis = [&](const char* k) {
         try {
@@ -159,10 +162,10 @@ void printParameterServers(profiler::RunStore& store, const profiler::RunRow& r)
             return get(k);
         }
     };
-    if (a.count("virtual.ps_bound"))
+    if (a.count(runattr::kVirtualPsBound))
         std::printf("  bound by        %s (virtual: a round of one step per worker %s, a worker's own step %s)\n",
-                    get("virtual.ps_bound").c_str(), millis("virtual.round_seconds").c_str(),
-                    millis("virtual.worker_step_seconds").c_str());
+                    get(runattr::kVirtualPsBound).c_str(), millis(runattr::kVirtualRoundSeconds).c_str(),
+                    millis(runattr::kVirtualWorkerStepSeconds).c_str());
 }
 
 }  // namespace
@@ -251,7 +254,9 @@ int showCommand(const std::string& db, const std::string& run) {
         // Everything else recorded about the run: checkpoints, restarts of a job.
         bool heading = false;
         for (const auto& [key, value] : store->attributes(r->id)) {
-            if (key.rfind("input.", 0) == 0 || key.rfind("storage.", 0) == 0 || key.rfind("ps.", 0) == 0) continue;
+            if (key.starts_with(runattr::kInputGroup) || key.starts_with(runattr::kStorageGroup) ||
+                key.starts_with(runattr::kPsGroup))
+                continue;
             if (!heading) std::printf("\nrecorded\n");
             heading = true;
             std::printf("  %-30s %s\n", key.c_str(), value.c_str());

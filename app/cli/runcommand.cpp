@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "app/cli/commands.h"
-#include "app/cli/exitcodes.h"
+#include "app/run/exitcodes.h"
 #include "app/cli/stopsignals.h"
 #include "app/experiment/experiment.h"
 #include "app/experiment/sweep.h"
@@ -131,7 +131,7 @@ int trainHere(const RunArgs& args, const app::Experiment& experiment, const Stop
     const bool chief = !cluster || cluster->task_type == "chief" || (cluster->chief.empty() && cluster->rank() == 0);
     if (outcome.status == profiler::RunStatus::Failed) {
         const std::string who = chief ? "run " + std::to_string(outcome.id.value)
-                                : experiment.strategy.type == "multi_worker"
+                                : experiment.strategy.type == engine::StrategyKind::MultiWorker
                                     ? "rank " + std::to_string(cluster->rank())
                                     : cluster->task_type + " " + std::to_string(cluster->task_index);
         std::fprintf(stderr, "%s failed: %s\n", who.c_str(), outcome.message.c_str());
@@ -147,7 +147,7 @@ int trainHere(const RunArgs& args, const app::Experiment& experiment, const Stop
 
 // A point of a sweep or the whole experiment: trained here, or as a job of worker processes.
 int runOne(const RunArgs& args, const app::Experiment& experiment, const StopSignals& signals) {
-    if (experiment.strategy.type == "multi_worker" || experiment.strategy.type == "parameter_server")
+    if (engine::isMultiProcess(experiment.strategy.type))
         return launchLocalJob(args, experiment, signals);
     return trainHere(args, experiment, signals, std::nullopt, {});
 }
@@ -206,9 +206,9 @@ int workerCommand(const RunArgs& args, const StopSignals& signals) {
         std::fprintf(stderr, "worker: TF_CONFIG is not set; it names the job's tasks and this one (docs/cli.md)\n");
         return kExitUsage;
     }
-    if (experiment.strategy.type != "multi_worker" && experiment.strategy.type != "parameter_server") {
+    if (!engine::isMultiProcess(experiment.strategy.type)) {
         std::fprintf(stderr, "worker: %s has strategy.type '%s'; a job's tasks need 'multi_worker' or 'parameter_server'\n",
-                     args.file.c_str(), experiment.strategy.type.c_str());
+                     args.file.c_str(), std::string(engine::strategyKindName(experiment.strategy.type)).c_str());
         return kExitUsage;
     }
     const char* token = std::getenv(kJobTokenVariable);

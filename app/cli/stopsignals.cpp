@@ -5,7 +5,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include "app/cli/exitcodes.h"
+#include "app/run/exitcodes.h"
 
 namespace trainbench::cli {
 

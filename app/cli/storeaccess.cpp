@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "app/cli/exitcodes.h"
+#include "app/run/exitcodes.h"
 #include "profiler/store/storeerror.h"
 
 namespace trainbench::cli {

@@ -91,6 +91,13 @@ SchemaKey choice(std::string key, json def, std::vector<std::string> choices, st
     return k;
 }
 
+// strategy.type's choices: the engine's kinds, in their order.
+std::vector<std::string> strategyKindNames() {
+    std::vector<std::string> names;
+    for (engine::StrategyKind kind : engine::kStrategyKinds) names.emplace_back(engine::strategyKindName(kind));
+    return names;
+}
+
 SchemaKey section(std::string key, std::string description, std::vector<SchemaKey> keys) {
     SchemaKey k = base(std::move(key), SchemaType::Object, nullptr, std::move(description));
     k.keys = std::move(keys);
@@ -564,12 +571,14 @@ SchemaKey buildSchema() {
 
     const engine::StrategyConfig sc{};
     SchemaKey strategy = section("strategy", "How training is spread over devices (tf.distribute's strategies).", {
-        choice("type", sc.type, {"single", "mirrored", "multi_worker", "parameter_server", "tpu_pod"},
+        choice("type", std::string(engine::strategyKindName(sc.type)), strategyKindNames(),
                "single: one device; mirrored: replicas in this process; multi_worker: one replica per process "
                "(Gloo); both synchronous all-reduce. parameter_server: asynchronous workers pushing to "
                "parameter servers. tpu_pod: synchronous data parallelism over the cores of an emulated TPU "
                "slice (strategy.slice).",
-               to(&Experiment::strategy, &engine::StrategyConfig::type)),
+               [](const json& v, Experiment& out) {
+                   out.strategy.type = *engine::parseStrategyKind(v.get<std::string>());  // a choice: validated
+               }),
         integer("replicas", sc.replicas, Range::ge(1).le(64),
                 "mirrored: replicas in this process; multi_worker, parameter_server: worker processes (a TF_CONFIG, "
                 "when given, decides).",

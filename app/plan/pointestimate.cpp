@@ -23,7 +23,7 @@ std::vector<PointEstimate> estimatePoints(const std::vector<SweepPoint>& points)
         PointEstimate e;
         e.name = p.name;
         e.seed_key = profiler::seedGroupKey(x.resolved.dump());
-        e.strategy = x.strategy.type;
+        e.strategy = engine::strategyKindName(x.strategy.type);
         e.devices = x.device.type;
         if (!x.device.emulated()) {
             e.problem = "runs on this host's CPU (device.type 'cpu'): only emulated devices are projected; run it to measure";

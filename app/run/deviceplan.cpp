@@ -41,12 +41,14 @@ engine::Topology gpuTopology(const engine::DeviceSpec& spec, int replicas) {
 void planHost(DevicePlan& p, const Experiment& x, const HostCalibrator& calibrate, int jobWorkers) {
     if (!calibrate)
         throw std::invalid_argument("device.type \"cpu-host\" is timed from this host's calibration, which needs a run store");
-    if (x.strategy.type == "parameter_server" || x.strategy.type == "tpu_pod")
-        throw std::invalid_argument("strategy.type: '" + x.strategy.type + "' is not modelled on device.type \"cpu-host\" "
+    const engine::StrategyKind kind = x.strategy.type;
+    if (kind == engine::StrategyKind::ParameterServer || kind == engine::StrategyKind::TpuPod)
+        throw std::invalid_argument("strategy.type: '" + std::string(engine::strategyKindName(kind)) +
+                                    "' is not modelled on device.type \"cpu-host\" "
                                     "(this host as an emulated device takes 'single', 'mirrored' and 'multi_worker')");
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const int threads = x.train.threads > 0 ? x.train.threads : cores;
-    const bool mirrored = x.strategy.type == "mirrored", workers = x.strategy.type == "multi_worker";
+    const bool mirrored = kind == engine::StrategyKind::Mirrored, workers = kind == engine::StrategyKind::MultiWorker;
     p.replicas = mirrored ? x.strategy.replicas : workers ? (jobWorkers > 0 ? jobWorkers : x.strategy.replicas) : 1;
     const int perReplica = x.strategy.threads_per_replica > 0 && (mirrored || workers)
                                ? x.strategy.threads_per_replica
@@ -102,7 +104,7 @@ DevicePlan planDevices(const Experiment& x, const HostCalibrator& calibrate, int
         return p;
     }
     p.replica_memory_bytes = spec->replicaMemoryBytes();
-    if (x.strategy.type == "tpu_pod") {
+    if (x.strategy.type == engine::StrategyKind::TpuPod) {
         const engine::TpuSlice slice = engine::parseTpuSlice(x.strategy.slice);
         const engine::TpuSpec& tpu = *spec->tpu;
         const auto ici = engine::LinkParams::fromBandwidth(tpu.ici_latency_s, tpu.ici_link_bytes_per_s);
@@ -120,16 +122,17 @@ DevicePlan planDevices(const Experiment& x, const HostCalibrator& calibrate, int
         p.devices = spec->id + ":" + slice.name;
         return p;
     }
-    if (x.strategy.type == "multi_worker" || x.strategy.type == "parameter_server") {
+    if (engine::isMultiProcess(x.strategy.type)) {
         if (spec->kind == engine::DeviceKind::Tpu)
             throw std::invalid_argument("device.type: '" + spec->id + "' is a TPU, and TPUs train with strategy.type "
-                                        "'tpu_pod' (a slice), not '" + x.strategy.type + "'");
+                                        "'tpu_pod' (a slice), not '" +
+                                        std::string(engine::strategyKindName(x.strategy.type)) + "'");
         // One device per worker, each on a host of its own: the hosts' network joins them.
         const int workers = jobWorkers > 0 ? jobWorkers : x.strategy.replicas;
         p.replicas = workers;
         p.device_count = workers;
         p.network = hostNetwork(x);
-        if (x.strategy.type == "parameter_server") {
+        if (x.strategy.type == engine::StrategyKind::ParameterServer) {
             p.parameter_servers = jobServers > 0 ? jobServers : x.strategy.parameter_servers;
             p.ps_memory_bytes_per_s = x.device.ps_memory_gbs * 1e9;
         } else if (workers > 1) {
@@ -139,7 +142,7 @@ DevicePlan planDevices(const Experiment& x, const HostCalibrator& calibrate, int
         p.devices = spec->id + ":" + std::to_string(workers);
         return p;
     }
-    p.replicas = x.strategy.type == "mirrored" ? x.strategy.replicas : 1;
+    p.replicas = x.strategy.type == engine::StrategyKind::Mirrored ? x.strategy.replicas : 1;
     if (p.replicas > 1) p.topology = gpuTopology(*spec, p.replicas);
     // A TPU used as one device: one core (v2, v3) or one chip (v4); charged a whole chip.
     p.device_count = spec->kind == engine::DeviceKind::Tpu ? 1 : p.replicas;

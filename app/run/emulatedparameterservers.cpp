@@ -2,8 +2,11 @@
 
 #include "app/run/numbertext.h"
 #include "profiler/plan/quantities.h"
+#include "profiler/store/runattributes.h"
 
 namespace trainbench::app {
+
+namespace runattr = profiler::runattr;
 
 std::unique_ptr<engine::ParameterServerClock> emulateParameterServers(const Experiment& x, const DevicePlan& plan,
                                                                       int64_t workerBatch, const engine::Dims& shape,
@@ -34,21 +37,21 @@ std::unique_ptr<engine::ParameterServerClock> emulateParameterServers(const Expe
             "; every worker waits " + millis(s.queue_s) + " a step (more parameter servers would help)");
     if (memory.near_capacity) say("note: " + memory.message);
     if (writer)
-        writer->attributes({{"virtual.device", plan.spec.id},
-                            {"virtual.replicas", std::to_string(w)},
-                            {"virtual.precision", engine::precisionName(plan.precision)},
-                            {"virtual.topology", std::to_string(w) + " workers, " + std::to_string(k) +
-                                                     " parameter server(s), one link per host"},
-                            {"virtual.network_gbps", profiler::shortestNumber(x.device.network_gbps)},
-                            {"virtual.network_latency_us", profiler::shortestNumber(x.device.network_latency_us)},
-                            {"virtual.ps_memory_gbs", profiler::shortestNumber(x.device.ps_memory_gbs)},
-                            {"virtual.infeed_seconds_per_batch", profiler::shortestNumber(infeed)},
-                            {"virtual.step_seconds", profiler::shortestNumber(s.jobStep().seconds())},
-                            {"virtual.worker_step_seconds", profiler::shortestNumber(s.worker_s)},
-                            {"virtual.round_seconds", profiler::shortestNumber(s.round_s)},
-                            {"virtual.ps_bound", engine::psBoundName(s.bound)},
-                            {"virtual.matrix_utilisation", profiler::shortestNumber(s.matrix_utilisation)},
-                            {"virtual.memory_fraction", profiler::shortestNumber(memory.fraction)}});
+        writer->attributes({{runattr::kVirtualDevice, plan.spec.id},
+                            {runattr::kVirtualReplicas, std::to_string(w)},
+                            {runattr::kVirtualPrecision, engine::precisionName(plan.precision)},
+                            {runattr::kVirtualTopology, std::to_string(w) + " workers, " + std::to_string(k) +
+                                                            " parameter server(s), one link per host"},
+                            {runattr::kVirtualNetworkGbps, profiler::shortestNumber(x.device.network_gbps)},
+                            {runattr::kVirtualNetworkLatencyUs, profiler::shortestNumber(x.device.network_latency_us)},
+                            {runattr::kVirtualPsMemoryGbs, profiler::shortestNumber(x.device.ps_memory_gbs)},
+                            {runattr::kVirtualInfeedSecondsPerBatch, profiler::shortestNumber(infeed)},
+                            {runattr::kVirtualStepSeconds, profiler::shortestNumber(s.jobStep().seconds())},
+                            {runattr::kVirtualWorkerStepSeconds, profiler::shortestNumber(s.worker_s)},
+                            {runattr::kVirtualRoundSeconds, profiler::shortestNumber(s.round_s)},
+                            {runattr::kVirtualPsBound, engine::psBoundName(s.bound)},
+                            {runattr::kVirtualMatrixUtilisation, profiler::shortestNumber(s.matrix_utilisation)},
+                            {runattr::kVirtualMemoryFraction, profiler::shortestNumber(memory.fraction)}});
     return clock;
 }
 

@@ -11,8 +11,11 @@
 #include "engine/emulation/opgraph.h"
 #include "profiler/plan/quantities.h"
 #include "profiler/machine/infeedcache.h"
+#include "profiler/store/runattributes.h"
 
 namespace trainbench::app {
+
+namespace runattr = profiler::runattr;
 
 namespace {
 
@@ -78,18 +81,18 @@ std::unique_ptr<engine::VirtualClock> emulate(const Experiment& x, const DeviceP
             "to multiples of 128 (feature sizes) and 8 (batch); sizes that are multiples of 128 waste less");
     if (memory.near_capacity) say("note: " + memory.message);
     if (writer)
-        writer->attributes({{"virtual.device", plan.spec.id},
-                            {"virtual.replicas", std::to_string(plan.replicas)},
-                            {"virtual.precision", engine::precisionName(plan.precision)},
-                            {"virtual.topology", plan.topology ? plan.topology->describe() : "none"},
-                            {"virtual.infeed_seconds_per_batch", profiler::shortestNumber(infeed)},
-                            {"virtual.infeed_source", infeedSource},
-                            {"virtual.step_seconds", profiler::shortestNumber(v.seconds())},
-                            {"virtual.matrix_utilisation", profiler::shortestNumber(v.matrix_utilisation)},
-                            {"virtual.memory_fraction", profiler::shortestNumber(memory.fraction)}});
+        writer->attributes({{runattr::kVirtualDevice, plan.spec.id},
+                            {runattr::kVirtualReplicas, std::to_string(plan.replicas)},
+                            {runattr::kVirtualPrecision, engine::precisionName(plan.precision)},
+                            {runattr::kVirtualTopology, plan.topology ? plan.topology->describe() : "none"},
+                            {runattr::kVirtualInfeedSecondsPerBatch, profiler::shortestNumber(infeed)},
+                            {runattr::kVirtualInfeedSource, infeedSource},
+                            {runattr::kVirtualStepSeconds, profiler::shortestNumber(v.seconds())},
+                            {runattr::kVirtualMatrixUtilisation, profiler::shortestNumber(v.matrix_utilisation)},
+                            {runattr::kVirtualMemoryFraction, profiler::shortestNumber(memory.fraction)}});
     if (writer && plan.network)
-        writer->attributes({{"virtual.network_gbps", profiler::shortestNumber(x.device.network_gbps)},
-                            {"virtual.network_latency_us", profiler::shortestNumber(x.device.network_latency_us)}});
+        writer->attributes({{runattr::kVirtualNetworkGbps, profiler::shortestNumber(x.device.network_gbps)},
+                            {runattr::kVirtualNetworkLatencyUs, profiler::shortestNumber(x.device.network_latency_us)}});
     return clock;
 }
 

@@ -37,11 +37,14 @@
 #include "app/run/runprofiler.h"
 #include "app/run/warmstartsource.h"
 #include "profiler/plan/quantities.h"
+#include "profiler/store/runattributes.h"
 #include "profiler/store/runwriter.h"
 #include "profiler/trace/chrometrace.h"
 #include "profiler/trace/traceerror.h"
 
 namespace trainbench::app {
+
+namespace runattr = profiler::runattr;
 
 namespace {
 
@@ -59,11 +62,11 @@ public:
     void onStart(const engine::TrainPlan& plan) override {
         // What the run is about to do: the GUI's progress bar and ETA, and a report's scale.
         if (writer_)
-            writer_->attributes({{"plan.total_steps", std::to_string(plan.total_steps)},
-                                 {"plan.steps_per_epoch", std::to_string(plan.steps_per_epoch)},
-                                 {"plan.train_examples", std::to_string(plan.train_examples)},
-                                 {"plan.test_examples", std::to_string(plan.test_examples)},
-                                 {"plan.param_count", std::to_string(plan.param_count)}});
+            writer_->attributes({{runattr::kPlanTotalSteps, std::to_string(plan.total_steps)},
+                                 {runattr::kPlanStepsPerEpoch, std::to_string(plan.steps_per_epoch)},
+                                 {runattr::kPlanTrainExamples, std::to_string(plan.train_examples)},
+                                 {runattr::kPlanTestExamples, std::to_string(plan.test_examples)},
+                                 {runattr::kPlanParamCount, std::to_string(plan.param_count)}});
         if (display_) display_->onStart(plan);
     }
     void onStepBegin(int64_t step) override {
@@ -108,8 +111,8 @@ Placement placementFor(const Experiment& x, const std::optional<engine::ClusterS
     Placement p;
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const int threads = x.train.threads > 0 ? x.train.threads : cores;
-    const bool async = x.strategy.type == "parameter_server";
-    const bool job = x.strategy.type == "multi_worker" || async;
+    const bool async = x.strategy.type == engine::StrategyKind::ParameterServer;
+    const bool job = engine::isMultiProcess(x.strategy.type);
     if (devices.emulated && !job) {
         // The numerics of every emulated replica run here as one pass over the global batch, on
         // every thread; the replicas are the virtual clock's.
@@ -120,7 +123,7 @@ Placement placementFor(const Experiment& x, const std::optional<engine::ClusterS
         return p;
     }
     // A job's processes run here for real (an emulated job's each stand for one worker's device).
-    const bool replicated = x.strategy.type == "mirrored" || job;
+    const bool replicated = x.strategy.type == engine::StrategyKind::Mirrored || job;
     // parameter_server: the workers in the cluster spec (the chief only coordinates).
     p.replicas = !replicated ? 1
                  : cluster   ? (async ? static_cast<int>(cluster->worker.size()) : cluster->trainers())
@@ -143,7 +146,7 @@ profiler::RunSpec specFor(const Experiment& x, const Placement& p, const DeviceP
     spec.name = x.name;
     if (!x.source_path.empty()) spec.experiment_file = x.source_path;
     spec.config_json = x.resolved.dump();
-    spec.strategy = x.strategy.type;
+    spec.strategy = engine::strategyKindName(x.strategy.type);
     spec.devices = p.devices;
     spec.replicas = p.replicas;
     spec.global_batch = p.globalBatch;
@@ -163,23 +166,23 @@ profiler::RunSpec specFor(const Experiment& x, const Placement& p, const DeviceP
 std::vector<std::pair<std::string, std::string>> pipelineAttributes(const engine::TrainingData& d) {
     const engine::PipelineChoice& c = d.choice;
     std::vector<std::pair<std::string, std::string>> a = {
-        {"input.source", d.description},
-        {"input.cycle_length", std::to_string(c.cycle_length)},
-        {"input.parallel_reads", c.parallel_reads ? "true" : "false"},
-        {"input.map_parallel_calls", std::to_string(c.map_parallel_calls)},
-        {"input.prefetch", std::to_string(c.prefetch)},
-        {"input.autotuned", c.autotuned ? "true" : "false"},
+        {runattr::kInputSource, d.description},
+        {runattr::kInputCycleLength, std::to_string(c.cycle_length)},
+        {runattr::kInputParallelReads, c.parallel_reads ? "true" : "false"},
+        {runattr::kInputMapParallelCalls, std::to_string(c.map_parallel_calls)},
+        {runattr::kInputPrefetch, std::to_string(c.prefetch)},
+        {runattr::kInputAutotuned, c.autotuned ? "true" : "false"},
     };
     if (c.autotuned) {
-        a.emplace_back("input.autotune_seconds", profiler::shortestNumber(std::round(c.autotune_seconds * 100) / 100));
-        a.emplace_back("input.autotune_trials", c.notes);
+        a.emplace_back(runattr::kInputAutotuneSeconds, profiler::shortestNumber(std::round(c.autotune_seconds * 100) / 100));
+        a.emplace_back(runattr::kInputAutotuneTrials, c.notes);
     }
     const engine::StorageConfig& s = d.storage->config();
-    a.emplace_back("storage.preset", s.preset);
-    a.emplace_back("storage.bandwidth_mb_s", profiler::shortestNumber(s.bandwidth_mb_s));
-    a.emplace_back("storage.stream_bandwidth_mb_s", profiler::shortestNumber(s.stream_bandwidth_mb_s));
-    a.emplace_back("storage.open_latency_ms", profiler::shortestNumber(s.open_latency_ms));
-    a.emplace_back("storage.request_latency_ms", profiler::shortestNumber(s.request_latency_ms));
+    a.emplace_back(runattr::kStoragePreset, s.preset);
+    a.emplace_back(runattr::kStorageBandwidthMbS, profiler::shortestNumber(s.bandwidth_mb_s));
+    a.emplace_back(runattr::kStorageStreamBandwidthMbS, profiler::shortestNumber(s.stream_bandwidth_mb_s));
+    a.emplace_back(runattr::kStorageOpenLatencyMs, profiler::shortestNumber(s.open_latency_ms));
+    a.emplace_back(runattr::kStorageRequestLatencyMs, profiler::shortestNumber(s.request_latency_ms));
     return a;
 }
 
@@ -242,14 +245,14 @@ std::vector<std::pair<std::string, std::string>> parameterServerAttributes(const
     auto at = [&](double q) { return v.empty() ? 0 : v[static_cast<size_t>(q * static_cast<double>(v.size() - 1))]; };
     double sum = 0;
     for (int64_t x : v) sum += static_cast<double>(x);
-    return {{"ps.servers", std::to_string(servers)},
-            {"ps.updates", std::to_string(v.size())},
-            {"ps.staleness_mean", profiler::shortestNumber(v.empty() ? 0.0 : std::round(100 * sum / static_cast<double>(v.size())) / 100)},
-            {"ps.staleness_p50", std::to_string(at(0.5))},
-            {"ps.staleness_p95", std::to_string(at(0.95))},
-            {"ps.staleness_max", std::to_string(v.empty() ? 0 : v.back())},
-            {"ps.rescheduled_steps", std::to_string(st.rescheduled_steps)},
-            {"ps.lost_workers", std::to_string(st.lost_workers)}};
+    return {{runattr::kPsServers, std::to_string(servers)},
+            {runattr::kPsUpdates, std::to_string(v.size())},
+            {runattr::kPsStalenessMean, profiler::shortestNumber(v.empty() ? 0.0 : std::round(100 * sum / static_cast<double>(v.size())) / 100)},
+            {runattr::kPsStalenessP50, std::to_string(at(0.5))},
+            {runattr::kPsStalenessP95, std::to_string(at(0.95))},
+            {runattr::kPsStalenessMax, std::to_string(v.empty() ? 0 : v.back())},
+            {runattr::kPsRescheduledSteps, std::to_string(st.rescheduled_steps)},
+            {runattr::kPsLostWorkers, std::to_string(st.lost_workers)}};
 }
 
 }  // namespace
@@ -257,10 +260,10 @@ std::vector<std::pair<std::string, std::string>> parameterServerAttributes(const
 RunOutcome runExperiment(const RunRequest& request) {
     const Experiment& x = request.experiment;
     auto say = [&](const std::string& m) { if (request.log) request.log(m); };
-    const bool multiWorker = x.strategy.type == "multi_worker";
-    const bool parameterServer = x.strategy.type == "parameter_server";
+    const bool multiWorker = x.strategy.type == engine::StrategyKind::MultiWorker;
+    const bool parameterServer = x.strategy.type == engine::StrategyKind::ParameterServer;
     if ((multiWorker || parameterServer) && !request.cluster)
-        throw std::invalid_argument("a " + x.strategy.type + " experiment runs as a job of processes: start it with "
+        throw std::invalid_argument("a " + std::string(engine::strategyKindName(x.strategy.type)) + " experiment runs as a job of processes: start it with "
                                     "`trainbench-cli run`, or each task with `trainbench-cli worker` and TF_CONFIG");
     const int jobWorkers = !request.cluster ? 0
                            : parameterServer ? static_cast<int>(request.cluster->worker.size())
@@ -319,10 +322,11 @@ RunOutcome runExperiment(const RunRequest& request) {
     RunOutcome out;
     if (writer) out.id = writer->runId();
     if (writer && request.restarts > 0)
-        writer->attributes({{"job.restarts", std::to_string(request.restarts)},
-                            {"job.resumed_from_step", std::to_string(progress ? progress->step : 0)}});
+        writer->attributes({{runattr::kJobRestarts, std::to_string(request.restarts)},
+                            {runattr::kJobResumedFromStep, std::to_string(progress ? progress->step : 0)}});
     if (writer && warm) writer->attributes(warm->attributes());
-    // Absolute: a warm start by run id reads it from wherever it is started.
+    // Absolute: a warm start by run id reads it from wherever it is started. (The store records it
+    // relative to its folder when it lies inside, and reads it back absolute: RunStoreFolder.)
     const std::string checkpointPath = std::filesystem::absolute(
         !x.train.checkpoint_path.empty()
             ? std::filesystem::path(x.train.checkpoint_path)
@@ -367,7 +371,7 @@ RunOutcome runExperiment(const RunRequest& request) {
                                                                        data.num_classes, x.optimizer, x.train.seed);
             psStrategy = p.get();
             strategy = std::move(p);
-        } else if (x.strategy.type == "mirrored" && !devicePlan.emulated) {
+        } else if (x.strategy.type == engine::StrategyKind::Mirrored && !devicePlan.emulated) {
             strategy = std::make_unique<engine::MirroredStrategy>(place.replicas, place.threadsPerReplica, x.model, shape,
                                                                   data.num_classes, x.optimizer, x.train.seed,
                                                                   x.strategy.bucket_mb, x.strategy.overlap);
@@ -380,7 +384,7 @@ RunOutcome runExperiment(const RunRequest& request) {
             strategy = std::make_unique<engine::SingleStrategy>(*model, *optimizer);
         }
         if (devicePlan.emulated)
-            say("model: " + std::to_string(strategy->model().paramCount()) + " parameters; " + x.strategy.type + " on " +
+            say("model: " + std::to_string(strategy->model().paramCount()) + " parameters; " + std::string(engine::strategyKindName(x.strategy.type)) + " on " +
                 place.devices + " (emulated: " + std::to_string(place.replicas) + " replica(s), numerics on " +
                 std::to_string(place.threadsPerReplica) + " host thread(s)), global batch " +
                 std::to_string(place.globalBatch));
@@ -422,9 +426,9 @@ RunOutcome runExperiment(const RunRequest& request) {
         engine::Trainer::CheckpointHook hook;
         if (rank == 0 && (x.train.checkpoint_every_steps > 0 || x.train.checkpoint_at_end)) {
             std::filesystem::create_directories(std::filesystem::path(checkpointPath).parent_path());
-            writer->attributes({{"checkpoint.path", checkpointPath},
-                                {"checkpoint.every_steps", std::to_string(x.train.checkpoint_every_steps)},
-                                {"checkpoint.at_end", x.train.checkpoint_at_end ? "true" : "false"}});
+            writer->attributes({{runattr::kCheckpointPath, checkpointPath},
+                                {runattr::kCheckpointEverySteps, std::to_string(x.train.checkpoint_every_steps)},
+                                {runattr::kCheckpointAtEnd, x.train.checkpoint_at_end ? "true" : "false"}});
             hook = [&](const engine::TrainProgress& at) {
                 engine::CheckpointWriter w;
                 engine::saveTraining(w, strategy->model().params(), strategy->model().paramCount(), strategy->optimizer(),
@@ -451,7 +455,7 @@ RunOutcome runExperiment(const RunRequest& request) {
         summary = trainer.run(observer, progress ? &*progress : nullptr, hook);
         // A streaming source read in full is counted by its first epoch, after the plan was stored.
         if (writer && data.train_examples == 0 && x.data.pipeline.shard_count == 1 && data.train->sourceExamples() > 0)
-            writer->attributes({{"plan.train_examples", std::to_string(data.train->sourceExamples())}});
+            writer->attributes({{runattr::kPlanTrainExamples, std::to_string(data.train->sourceExamples())}});
         if (trace) {
             engine::prof::drainTrace(*trace);
             const std::string path =

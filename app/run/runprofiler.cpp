@@ -7,6 +7,7 @@
 #include "profiler/machine/calibration.h"
 #include "profiler/machine/machinecache.h"
 #include "profiler/machine/memoryprobe.h"
+#include "profiler/store/runattributes.h"
 #include "profiler/store/runstore.h"
 #include "profiler/store/storeerror.h"
 #include "profiler/verdict/breakdown.h"
@@ -14,6 +15,8 @@
 #include "profiler/verdict/verdict.h"
 
 namespace trainbench::app {
+
+namespace runattr = profiler::runattr;
 
 namespace {
 std::string number(double v) {
@@ -65,7 +68,7 @@ void RunProfiler::start(engine::Strategy& strategy, int64_t batchPerReplica) {
     footprint_ = profiler::footprintOf(strategy.model(), batchPerReplica,
                                        profiler::optimizerStateFloatsPerParam(experiment_.optimizer), deviceBytes);
     // Each mirrored replica in this process holds its own copy of everything.
-    if (strategy.name() == "mirrored") {
+    if (experiment_.strategy.type == engine::StrategyKind::Mirrored) {
         const double copies = static_cast<double>(strategy.replicas());
         footprint_.params_bytes *= copies;
         footprint_.grads_bytes *= copies;
@@ -83,32 +86,32 @@ void RunProfiler::finish(engine::Strategy& strategy, profiler::RunWriter& writer
     const profiler::HardwareCounters hw = counters_.stop();
     watch_->fill(footprint_);
     std::vector<std::pair<std::string, std::string>> a{
-        {"profile.threads", std::to_string(threads_)},
-        {"profile.host_cores", std::to_string(std::thread::hardware_concurrency())},
-        {"memory.params_bytes", number(footprint_.params_bytes)},
-        {"memory.grads_bytes", number(footprint_.grads_bytes)},
-        {"memory.optimizer_bytes", number(footprint_.optimizer_bytes)},
-        {"memory.activation_bytes", number(footprint_.activation_bytes)},
-        {"memory.peak_rss_bytes", number(footprint_.peak_rss_bytes)},
-        {"memory.device_bytes", number(footprint_.device_bytes)},
-        {"memory.device_source", footprint_.device_source},
-        {"memory.swapped_pages", std::to_string(footprint_.swapped_pages)},
-        {"memory.major_faults", std::to_string(footprint_.major_faults)},
-        {"hw.available", hw.available ? "true" : "false"},
+        {runattr::kProfileThreads, std::to_string(threads_)},
+        {runattr::kProfileHostCores, std::to_string(std::thread::hardware_concurrency())},
+        {runattr::kMemoryParamsBytes, number(footprint_.params_bytes)},
+        {runattr::kMemoryGradsBytes, number(footprint_.grads_bytes)},
+        {runattr::kMemoryOptimizerBytes, number(footprint_.optimizer_bytes)},
+        {runattr::kMemoryActivationBytes, number(footprint_.activation_bytes)},
+        {runattr::kMemoryPeakRssBytes, number(footprint_.peak_rss_bytes)},
+        {runattr::kMemoryDeviceBytes, number(footprint_.device_bytes)},
+        {runattr::kMemoryDeviceSource, footprint_.device_source},
+        {runattr::kMemorySwappedPages, std::to_string(footprint_.swapped_pages)},
+        {runattr::kMemoryMajorFaults, std::to_string(footprint_.major_faults)},
+        {runattr::kHwAvailable, hw.available ? "true" : "false"},
     };
-    if (!hw.available) a.emplace_back("hw.unavailable_reason", hw.unavailable_reason);
+    if (!hw.available) a.emplace_back(runattr::kHwUnavailableReason, hw.unavailable_reason);
     auto put = [&](const char* key, const std::optional<double>& v) {
         if (v) a.emplace_back(key, number(*v));
     };
-    put("hw.cycles", hw.cycles);
-    put("hw.instructions", hw.instructions);
-    put("hw.cache_references", hw.cache_references);
-    put("hw.cache_misses", hw.cache_misses);
-    if (hw.available) a.emplace_back("hw.seconds", number(hw.seconds));
+    put(runattr::kHwCycles, hw.cycles);
+    put(runattr::kHwInstructions, hw.instructions);
+    put(runattr::kHwCacheReferences, hw.cache_references);
+    put(runattr::kHwCacheMisses, hw.cache_misses);
+    if (hw.available) a.emplace_back(runattr::kHwSeconds, number(hw.seconds));
     if (emulation_) {
-        a.emplace_back("roofs.source", emulation_->replica_label);
-        a.emplace_back("roofs.peak_gflops", number(emulation_->peak_gflops));
-        a.emplace_back("roofs.bandwidth_gbs", number(emulation_->bandwidth_gbs));
+        a.emplace_back(runattr::kRoofsSource, emulation_->replica_label);
+        a.emplace_back(runattr::kRoofsPeakGflops, number(emulation_->peak_gflops));
+        a.emplace_back(runattr::kRoofsBandwidthGbs, number(emulation_->bandwidth_gbs));
     }
     std::vector<engine::prof::OpRow> ops = emulation_ ? emulatedOpRows() : strategy.opStats();
     // The steps the verdict counts: this process's first steps are its warm-up, whatever step it
@@ -116,7 +119,7 @@ void RunProfiler::finish(engine::Strategy& strategy, profiler::RunWriter& writer
     const size_t skip = std::min(profiler::warmupSteps(static_cast<size_t>(stepsSeen_)), early_.size());
     if (skip > 0) {
         ops = engine::prof::opRowsSince(ops, early_[skip - 1]);
-        a.emplace_back("ops.first_step", std::to_string(earlySteps_[skip - 1] + 1));
+        a.emplace_back(runattr::kOpsFirstStep, std::to_string(earlySteps_[skip - 1] + 1));
     }
     writer.attributes(a);
     writer.opStats(rank, ops);

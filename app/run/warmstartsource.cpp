@@ -6,10 +6,13 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/util/errors.h"
+#include "profiler/store/runattributes.h"
 #include "profiler/store/runstore.h"
 #include "profiler/store/storeerror.h"
 
 namespace trainbench::app {
+
+namespace runattr = profiler::runattr;
 
 namespace {
 
@@ -25,7 +28,7 @@ std::optional<std::string> checkpointOfRun(const std::string& dbPath, int64_t ru
         if (!store.run(profiler::RunId{run}))
             throw std::invalid_argument(std::string(kRunKey) + ": there is no run " + id + " in " + dbPath);
         for (const auto& [key, value] : store.attributes(profiler::RunId{run}))
-            if (key == "checkpoint.path") return value;
+            if (key == runattr::kCheckpointPath) return value;
         return std::nullopt;
     } catch (const profiler::StoreError& e) {
         throw std::invalid_argument(std::string(kRunKey) + ": cannot look run " + id + " up in " + dbPath + ": " + e.what());
@@ -74,9 +77,9 @@ void WarmStartSource::startFrom(engine::Strategy& strategy) const {
 
 std::vector<std::pair<std::string, std::string>> WarmStartSource::attributes() const {
     std::vector<std::pair<std::string, std::string>> a = {
-        {"warm_start.checkpoint", std::filesystem::absolute(checkpoint.path()).string()},
-        {"warm_start.optimizer", carry_optimizer ? "carry" : "fresh"}};
-    if (step) a.emplace_back("warm_start.step", std::to_string(*step));
+        {runattr::kWarmStartCheckpoint, std::filesystem::absolute(checkpoint.path()).string()},
+        {runattr::kWarmStartOptimizer, carry_optimizer ? "carry" : "fresh"}};
+    if (step) a.emplace_back(runattr::kWarmStartStep, std::to_string(*step));
     return a;
 }
 

@@ -1,16 +1,11 @@
 #include "engine/rendezvous/rendezvousclient.h"
 
-// Boost 1.74's asio/awaitable.hpp uses std::exchange without including <utility> (fixed in 1.75).
-#include <utility>
-
-#include <boost/asio.hpp>
-
 #include <algorithm>
 #include <array>
 #include <initializer_list>
 #include <stdexcept>
-#include <thread>
 
+#include "engine/net/asioclient.h"
 #include "engine/net/hostport.h"
 #include "engine/rendezvous/rendezvousmessages.h"
 #include "engine/rendezvous/rendezvouswire.h"
@@ -62,44 +57,6 @@ struct RendezvousClient::Impl {
         throw RendezvousError("rendezvous store " + where + ": " + what);
     }
 
-    // Runs the pending operations until they complete or `deadline`; false (and the socket closed) on timeout.
-    bool runUntil(Clock::time_point deadline) {
-        io.restart();
-        io.run_until(deadline);
-        if (io.stopped()) return true;
-        error_code ignored;
-        socket.close(ignored);
-        io.restart();
-        io.run();  // the aborted operations' handlers
-        return false;
-    }
-
-    void connect(const std::string& host, uint16_t port, Clock::time_point deadline) {
-        tcp::resolver resolver(io);
-        error_code ec;
-        const auto endpoints = resolver.resolve(host, std::to_string(port), ec);
-        if (ec) fail("cannot resolve host '" + host + "': " + ec.message());
-        // The chief may not listen yet: retry refused connections, more slowly as time goes by.
-        auto pause = std::chrono::milliseconds(10);
-        std::string last;
-        while (true) {
-            error_code cec = asio::error::timed_out;
-            asio::async_connect(socket, endpoints, [&](error_code e, const tcp::endpoint&) { cec = e; });
-            const auto attemptEnd = std::min(deadline, Clock::now() + std::chrono::seconds(5));
-            const bool finished = runUntil(attemptEnd);
-            if (finished && !cec) return;
-            last = finished ? cec.message() : "no answer to the connection attempt";
-            error_code ignored;
-            socket.close(ignored);
-            const auto now = Clock::now();
-            if (now >= deadline)
-                fail("could not connect within " + millis(timeout) + " (last error: " + last +
-                     "); is the chief running and is this its address?");
-            std::this_thread::sleep_for(std::min<Clock::duration>(pause, deadline - now));
-            pause = std::min(pause * 2, std::chrono::milliseconds(250));
-        }
-    }
-
     // Sends one request and returns the reply, which must come within `budget`. An Error reply, a
     // broken connection or a late reply throw (and leave the connection unusable).
     Reply request(MessageType type, const std::string& payload, std::chrono::milliseconds budget,
@@ -118,14 +75,14 @@ struct RendezvousClient::Impl {
             ec = e;
             if (!e) asio::async_read(socket, asio::buffer(header), [&](error_code r, size_t) { ec = r; });
         });
-        if (!runUntil(deadline)) fail("no reply to " + what + " within " + millis(budget));
+        if (!runUntil(io, socket, deadline)) fail("no reply to " + what + " within " + millis(budget));
         if (ec) fail("connection lost during " + what + ": " + ec.message());
         Header h;
         const std::string problem = checkHeader(header.data(), kMaxReplyBytes, &h);
         if (!problem.empty()) fail("bad reply to " + what + ": " + problem);
         Reply reply{static_cast<MessageType>(h.type), std::vector<uint8_t>(h.length)};
         asio::async_read(socket, asio::buffer(reply.payload), [&](error_code e, size_t) { ec = e; });
-        if (!runUntil(deadline)) fail("no reply to " + what + " within " + millis(budget));
+        if (!runUntil(io, socket, deadline)) fail("no reply to " + what + " within " + millis(budget));
         if (ec) fail("connection lost during " + what + ": " + ec.message());
         if (reply.type == MessageType::Error) {
             std::string why;
@@ -159,7 +116,11 @@ RendezvousClient::RendezvousClient(const std::string& address, const std::string
     impl_->where = net::formatHostPort(hp.host, hp.port);
     impl_->timeout = timeout;
     const auto start = Clock::now();
-    impl_->connect(hp.host, hp.port, start + timeout);
+    // The chief may not listen yet: connectWithin() retries refused connections.
+    if (const std::string why = connectWithin(impl_->io, impl_->socket, hp.host, hp.port, timeout,
+                                              "is the chief running and is this its address?");
+        !why.empty())
+        impl_->fail(why);
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(start + timeout - Clock::now());
     const Reply r = impl_->request(MessageType::Hello, PayloadWriter().str(token).data(),
                                    std::max(left, std::chrono::milliseconds(1)), "Hello");

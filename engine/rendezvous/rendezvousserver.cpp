@@ -1,25 +1,17 @@
 #include "engine/rendezvous/rendezvousserver.h"
 
-// Boost 1.74's asio/awaitable.hpp uses std::exchange without including <utility> (fixed in 1.75).
-#include <utility>
-
-#include <boost/asio.hpp>
-
+#include <algorithm>
 #include <array>
-#include <atomic>
 #include <cstdio>
-#include <optional>
 #include <random>
 #include <stdexcept>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
+#include "engine/net/asioconnection.h"
 #include "engine/net/hostport.h"
-#include "engine/util/errors.h"
-#include "engine/net/asiolisten.h"
 #include "engine/rendezvous/rendezvousmessages.h"
-#include "engine/util/sametoken.h"
+#include "engine/util/errors.h"
 
 namespace trainbench::engine {
 
@@ -40,31 +32,18 @@ struct Shared {
     std::string where;  // host:port of the server, for reports
     std::unordered_map<std::string, std::vector<char>> values;
     std::vector<std::weak_ptr<Session>> waiting;
-    std::atomic<int64_t> rejected{0};
-    void reject(const std::string& peer, const std::string& why) {
-        ++rejected;
-        config.report("rendezvous store " + where + ": closed the connection from " + peer + ": " + why);
-    }
+    std::string prefixed(const std::string& line) const { return "rendezvous store " + where + ": " + line; }
 };
 
-// One client connection: requests and replies in turn, a timer for Hello and for Wait.
-class Session : public std::enable_shared_from_this<Session> {
+// One client connection: requests and replies in turn, a timer for Wait.
+class Session : public AsioConnection {
 public:
-    Session(tcp::socket socket, Shared& shared, PendingLimit::Ticket ticket)
-        : socket_(std::move(socket)), timer_(socket_.get_executor()), shared_(shared), peer_(peerAddress(socket_)),
-          ticket_(std::move(ticket)) {}
+    Session(AsioServer& server, tcp::socket socket, PendingLimit::Ticket ticket, Shared& shared)
+        : AsioConnection(server, std::move(socket), std::move(ticket)), waitTimer_(this->socket().get_executor()),
+          shared_(shared) {}
 
     void start() {
-        ticket_.onEvict([weak = weak_from_this()] {
-            if (auto self = weak.lock()) self->close();
-        });
-        timer_.expires_after(shared_.config.helloTimeout);
-        timer_.async_wait([self = shared_from_this()](error_code ec) {
-            if (!ec && !self->authenticated_ && self->socket_.is_open())
-                self->refuse("no Hello with the job token within " +
-                                 std::to_string(self->shared_.config.helloTimeout.count()) + " ms",
-                             false);
-        });
+        startConnection();
         readHeader();
     }
 
@@ -72,14 +51,23 @@ public:
     void keysArrived() {
         if (!waiting_ || !missingKeys().empty()) return;
         waiting_ = false;
-        timer_.cancel();
+        waitTimer_.cancel();
         reply(MessageType::Ok, {});
     }
     bool isWaiting() const { return waiting_; }
 
 private:
+    void onHelloTimeout() override {
+        refuse("no Hello with the job token within " + std::to_string(server().helloTimeout().count()) + " ms", false);
+    }
+    void onSent() override { readHeader(); }  // one request, one reply, in turn
+    void onClosed() override {
+        waiting_ = false;
+        waitTimer_.cancel();
+    }
+
     void readHeader() {
-        asio::async_read(socket_, asio::buffer(header_), [self = shared_from_this()](error_code ec, size_t n) {
+        asio::async_read(socket(), asio::buffer(header_), [self = self<Session>()](error_code ec, size_t n) {
             self->onHeader(ec, n);
         });
     }
@@ -105,18 +93,18 @@ private:
             refuse("unexpected message type " + std::to_string(parsed_.type) + " (" + name + ")", true);
             return;
         }
-        if (!authenticated_ && parsed_.type != static_cast<uint16_t>(MessageType::Hello)) {
+        if (!admitted() && parsed_.type != static_cast<uint16_t>(MessageType::Hello)) {
             refuse(std::string(messageTypeName(parsed_.type)) + " before Hello", true);
             return;
         }
-        if (!authenticated_ && parsed_.length > 4 + kMaxTokenBytes) {  // strangers get no big buffers
+        if (!admitted() && parsed_.length > 4 + kMaxTokenBytes) {  // strangers get no big buffers
             refuse("Hello of " + std::to_string(parsed_.length) + " bytes (a token has at most " +
                        std::to_string(kMaxTokenBytes) + ")",
                    true);
             return;
         }
         payload_.resize(parsed_.length);
-        asio::async_read(socket_, asio::buffer(payload_), [self = shared_from_this()](error_code e, size_t got) {
+        asio::async_read(socket(), asio::buffer(payload_), [self = self<Session>()](error_code e, size_t got) {
             if (!e) return self->handle();
             if (e == asio::error::eof)
                 self->refuse("connection closed inside a " + std::string(messageTypeName(self->parsed_.type)) +
@@ -134,12 +122,10 @@ private:
             return refuse(why, true);
         switch (r.type) {
             case MessageType::Hello:
-                if (authenticated_) return refuse("a second Hello", true);
-                if (!sameToken(r.token, shared_.config.token))
+                if (admitted()) return refuse("a second Hello", true);
+                if (!presentsJobToken(r.token))
                     return refuse("wrong job token: this process does not belong to the job this store serves", true);
-                authenticated_ = true;
-                ticket_.release();
-                timer_.cancel();
+                admit();
                 return reply(MessageType::Ok, {});
             case MessageType::Set:
                 shared_.values[r.key] = std::move(r.value);
@@ -168,10 +154,10 @@ private:
     void startWait(uint32_t timeoutMs) {
         if (missingKeys().empty()) return reply(MessageType::Ok, {});
         waiting_ = true;
-        shared_.waiting.push_back(weak_from_this());
+        shared_.waiting.push_back(self<Session>());
         const uint64_t generation = ++waitGeneration_;
-        timer_.expires_after(std::chrono::milliseconds(timeoutMs));
-        timer_.async_wait([self = shared_from_this(), generation](error_code ec) {
+        waitTimer_.expires_after(std::chrono::milliseconds(timeoutMs));
+        waitTimer_.async_wait([self = self<Session>(), generation](error_code ec) {
             if (ec || !self->waiting_ || generation != self->waitGeneration_) return;
             self->waiting_ = false;
             self->reply(MessageType::TimedOut, encodeKeyList(self->missingKeys()));
@@ -192,63 +178,35 @@ private:
     }
 
     void reply(MessageType type, const std::string& payload, bool closeAfter = false) {
-        out_ = frame(type, payload);
-        asio::async_write(socket_, asio::buffer(out_), [self = shared_from_this(), closeAfter](error_code ec, size_t) {
-            if (ec || closeAfter) return self->close();
-            self->readHeader();
-        });
+        if (closeAfter) return sendThenClose(frame(type, payload));
+        send(frame(type, payload));
     }
 
     // Reports, answers with an Error if `answer` (the client can then say why it was refused), closes.
     void refuse(const std::string& why, bool answer) {
-        shared_.reject(peer_, why);
+        server().countRejected();
+        shared_.config.report(shared_.prefixed("closed the connection from " + peer() + ": " + why));
         waiting_ = false;
-        timer_.cancel();
+        waitTimer_.cancel();
         if (answer) return reply(MessageType::Error, PayloadWriter().str(why).data(), true);
         close();
     }
 
-    void close() {
-        waiting_ = false;
-        timer_.cancel();
-        error_code ignored;
-        socket_.shutdown(tcp::socket::shutdown_both, ignored);
-        socket_.close(ignored);
-    }
-
-    tcp::socket socket_;
-    asio::steady_timer timer_;
+    asio::steady_timer waitTimer_;
     Shared& shared_;
-    std::string peer_;
-    PendingLimit::Ticket ticket_;  // its place among the connections waiting for their Hello
     std::array<uint8_t, kHeaderBytes> header_{};
     Header parsed_;
     std::vector<uint8_t> payload_;
-    std::string out_;
-    bool authenticated_ = false;
     bool waiting_ = false;
     uint64_t waitGeneration_ = 0;
     std::vector<std::string> waitKeys_;
 };
 
-
 }  // namespace
 
 struct RendezvousServer::Impl {
-    Shared shared;  // outlives the io_context below, whose pending handlers hold sessions
-    std::optional<PendingLimit> pending;
-    std::optional<asio::io_context> io;
-    std::optional<tcp::acceptor> acceptor;
-    std::thread thread;
-    uint16_t port = 0;
-
-    std::optional<asio::steady_timer> backoff;
-
-    void accept() {
-        acceptConnections(*acceptor, *backoff, *pending, [this](tcp::socket socket, PendingLimit::Ticket ticket) {
-            std::make_shared<Session>(std::move(socket), shared, std::move(ticket))->start();
-        });
-    }
+    Shared shared;  // outlives the server below, whose pending handlers hold sessions
+    std::optional<AsioServer> server;
 };
 
 RendezvousServer::RendezvousServer(RendezvousServerConfig config) : impl_(std::make_unique<Impl>()) {
@@ -256,44 +214,31 @@ RendezvousServer::RendezvousServer(RendezvousServerConfig config) : impl_(std::m
     if (!config.report)
         config.report = [](const std::string& line) { std::fprintf(stderr, "trainbench: %s\n", line.c_str()); };
     Impl& m = *impl_;
-    m.io.emplace(1);
-    const std::string wanted = net::formatHostPort(config.host, config.port);
-    m.acceptor.emplace(*m.io);
-    m.backoff.emplace(*m.io);
-    if (const std::string why = listenOn(*m.acceptor, config.host, config.port); !why.empty())
-        throw RendezvousError("rendezvous store: cannot listen on " + wanted + ": " + why);
-    m.port = m.acceptor->local_endpoint().port();
-    m.shared.where = net::formatHostPort(config.host, m.port);
     m.shared.config = std::move(config);
-    m.pending.emplace([&m](const std::string& line) { m.shared.config.report("rendezvous store " + m.shared.where + ": " + line); });
-    m.accept();
-    m.thread = std::thread([&m] {
-        try {
-            m.io->run();
-        } catch (const std::exception& e) {  // a handler threw (out of memory): say so rather than terminate
-            m.shared.config.report("rendezvous store " + m.shared.where + " stopped: " + e.what());
-        }
-    });
+    const RendezvousServerConfig& c = m.shared.config;
+    m.server.emplace(c.token, c.helloTimeout, [&m](const std::string& line) { m.shared.config.report(m.shared.prefixed(line)); });
+    if (const std::string why = m.server->listen(c.host, c.port); !why.empty())
+        throw RendezvousError("rendezvous store: cannot listen on " + net::formatHostPort(c.host, c.port) + ": " + why);
+    m.shared.where = m.server->address();
+    AsioServer::Hooks hooks;
+    hooks.onFailure = [&m](const std::string& what) {  // a handler threw (out of memory)
+        m.shared.config.report("rendezvous store " + m.shared.where + " stopped: " + what);
+    };
+    m.server->start(
+        [&m](tcp::socket socket, PendingLimit::Ticket ticket) {
+            std::make_shared<Session>(*m.server, std::move(socket), std::move(ticket), m.shared)->start();
+        },
+        std::move(hooks));
 }
 
 RendezvousServer::~RendezvousServer() { stop(); }
 
-void RendezvousServer::stop() {
-    Impl& m = *impl_;
-    if (!m.io) return;
-    m.io->stop();
-    if (m.thread.joinable()) m.thread.join();
-    m.acceptor.reset();
-    m.backoff.reset();
-    m.io.reset();  // destroys the pending handlers, hence the sessions and their sockets
-}
+void RendezvousServer::stop() { impl_->server->stop(); }
 
-uint16_t RendezvousServer::port() const { return impl_->port; }
+uint16_t RendezvousServer::port() const { return impl_->server->port(); }
 std::string RendezvousServer::address() const { return impl_->shared.where; }
-int64_t RendezvousServer::rejectedConnections() const {
-    return impl_->shared.rejected.load() + impl_->pending->turnedAway();
-}
-int64_t RendezvousServer::pendingConnections() const { return static_cast<int64_t>(impl_->pending->pending()); }
+int64_t RendezvousServer::rejectedConnections() const { return impl_->server->rejectedConnections(); }
+int64_t RendezvousServer::pendingConnections() const { return impl_->server->pendingConnections(); }
 
 std::string RendezvousServer::randomToken() {
     std::random_device rd;

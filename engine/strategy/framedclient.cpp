@@ -1,10 +1,5 @@
 #include "engine/strategy/framedclient.h"
 
-// Boost 1.74's asio/awaitable.hpp uses std::exchange without including <utility> (fixed in 1.75).
-#include <utility>
-
-#include <boost/asio.hpp>
-
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -15,9 +10,9 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
-#include <thread>
 #include <vector>
 
+#include "engine/net/asioclient.h"
 #include "engine/strategy/psprotocol.h"
 #include "engine/util/errors.h"
 
@@ -72,29 +67,12 @@ FramedClient::FramedClient(const std::string& host, int port, std::string peer, 
     Impl& m = *impl_;
     m.peer = std::move(peer);
     m.sendTimeout = sendTimeout;
-    const auto timeout = connectTimeout;
-    const auto deadline = Clock::now() + timeout;
-    tcp::resolver resolver(m.io);
+    // The server may not listen yet: connectWithin() retries.
+    if (const std::string why = connectWithin(m.io, m.socket, host, static_cast<uint16_t>(port), connectTimeout,
+                                              "is the task running and is this its address?");
+        !why.empty())
+        m.fail(why);
     error_code ec;
-    const auto endpoints = resolver.resolve(host, std::to_string(port), ec);
-    if (ec) m.fail("cannot resolve host '" + host + "': " + ec.message());
-    // The server may not listen yet: retry, more slowly as time goes by.
-    auto pause = std::chrono::milliseconds(10);
-    std::string last;
-    while (true) {
-        error_code cec;
-        asio::connect(m.socket, endpoints, cec);
-        if (!cec) break;
-        last = cec.message();
-        error_code ignored;
-        m.socket.close(ignored);
-        const auto now = Clock::now();
-        if (now >= deadline)
-            m.fail("could not connect within " + millis(timeout) + " (last error: " + last +
-                   "); is the task running and is this its address?");
-        std::this_thread::sleep_for(std::min<Clock::duration>(pause, deadline - now));
-        pause = std::min(pause * 2, std::chrono::milliseconds(250));
-    }
     // Small requests (Pull, Heartbeat) go out at once.
     m.socket.set_option(tcp::no_delay(true), ec);
 }

@@ -2,9 +2,10 @@
 // tf.distribute.experimental.ParameterServerStrategy: asynchronous training over three kinds of
 // process. K parameter servers hold the variables (sharded by size) and apply each pushed gradient
 // as it arrives; W workers pull the current values, compute a gradient on their batch and push it;
-// the coordinator — this class, in the chief — hands every step's batch to a free worker, takes the
-// results, evaluates and checkpoints. Nothing waits for a slow worker; the price is staleness: a
-// gradient computed on values that other pushes have since changed (recorded per update).
+// the coordinator in the chief (PsCoordinator, driven by this class) hands every step's batch to a
+// free worker and takes the results; this class evaluates and checkpoints. Nothing waits for a
+// slow worker; the price is staleness: a gradient computed on values that other pushes have since
+// changed (recorded per update).
 //
 // The coordinator sends the workers and the servers a heartbeat when it has nothing else to say, so
 // that they can give up on a coordinator that stopped. A worker that dies (its connection drops) or
@@ -23,6 +24,7 @@
 #include "engine/model/modelspec.h"
 #include "engine/optim/optimizerconfig.h"
 #include "engine/strategy/clusterspec.h"
+#include "engine/strategy/pscoordinator.h"
 #include "engine/strategy/strategy.h"
 
 namespace trainbench::engine {
@@ -35,18 +37,6 @@ struct ParameterServerStrategyConfig {
     int threadsPerWorker = 1;            // what each worker computes with (for devices())
     std::chrono::milliseconds timeout{30'000};  // a worker or server silent this long is lost
     std::function<void(const std::string&)> log;  // what happens to workers; may be called from any thread
-};
-
-// What the coordinator saw over a run.
-struct ParameterServerStats {
-    int64_t rescheduled_steps = 0;  // steps handed to another worker after theirs was lost
-    int64_t lost_workers = 0;
-    int64_t joined_workers = 0;     // connections accepted as workers, rejoins included
-    std::vector<int64_t> staleness; // one value per applied update (step x server), in arrival order
-    // Connections closed before a worker's Hello was accepted (a bad token, no Hello in time, a
-    // protocol error), or turned away because too many waited for their Hello (PendingLimit).
-    int64_t rejected_connections = 0;
-    int64_t pending_connections = 0;  // connected, no Hello with the token yet
 };
 
 class ParameterServerStrategy final : public Strategy {

@@ -2,10 +2,12 @@
 // How training is spread over replicas: the experiment's "strategy" section.
 #include <string>
 
+#include "engine/strategy/strategykind.h"
+
 namespace trainbench::engine {
 
 struct StrategyConfig {
-    std::string type = "single";   // single | mirrored | multi_worker | parameter_server | tpu_pod
+    StrategyKind type = StrategyKind::Single;  // the file's "single", "mirrored", ...: parsed once, at loading
     std::string slice;             // tpu_pod: the TPU slice, e.g. "v3-32" (its replicas: the slice's cores)
     int replicas = 1;              // mirrored: replicas in this process; multi_worker, parameter_server: worker processes
     int parameter_servers = 1;     // parameter_server: processes holding the variables

@@ -1,7 +1,9 @@
 #pragma once
 // The training loop: epochs or a step limit, periodic evaluation on the test set, early stop at a
 // target accuracy, with time-to-target measured on the training clock (evaluations excluded, as
-// DAWNBench does). How a step runs over devices is the strategy's business.
+// DAWNBench does). How a step runs over devices is the strategy's business. run() hands the run to
+// the loop the strategy needs (synchronousloop.h, asynchronousloop.h); both keep their books with
+// RunBookkeeping (counts, schedule, stop conditions, totals).
 #include <functional>
 #include <memory>
 #include <vector>

@@ -4,6 +4,7 @@
 #include "profiler/report/htmlparts.h"
 #include "profiler/report/reportcharts.h"
 #include "profiler/report/reportformat.h"
+#include "profiler/store/runattributes.h"
 
 namespace trainbench::profiler::html {
 
@@ -12,15 +13,15 @@ namespace {
 // memory.* run attributes a reader knows by these names; others are shown as stored.
 const char* memoryLabel(const std::string& key) {
     static const std::pair<const char*, const char*> labels[] = {
-        {"memory.params_bytes", "parameters"},
-        {"memory.grads_bytes", "gradients"},
-        {"memory.optimizer_bytes", "optimizer state"},
-        {"memory.activation_bytes", "activations (one batch)"},
-        {"memory.peak_rss_bytes", "peak resident set of the process"},
-        {"memory.device_bytes", "device memory"},
-        {"memory.device_source", "device memory taken from"},
-        {"memory.swapped_pages", "pages swapped while training"},
-        {"memory.major_faults", "major page faults while training"},
+        {runattr::kMemoryParamsBytes, "parameters"},
+        {runattr::kMemoryGradsBytes, "gradients"},
+        {runattr::kMemoryOptimizerBytes, "optimizer state"},
+        {runattr::kMemoryActivationBytes, "activations (one batch)"},
+        {runattr::kMemoryPeakRssBytes, "peak resident set of the process"},
+        {runattr::kMemoryDeviceBytes, "device memory"},
+        {runattr::kMemoryDeviceSource, "device memory taken from"},
+        {runattr::kMemorySwappedPages, "pages swapped while training"},
+        {runattr::kMemoryMajorFaults, "major page faults while training"},
     };
     for (const auto& [k, label] : labels)
         if (key == k) return label;
@@ -53,7 +54,7 @@ std::string attributeValue(const std::string& key, const std::string& value) {
 std::string memorySection(const RunReport& run) {
     std::vector<std::vector<Cell>> rows;
     for (const auto& [key, value] : run.attributes) {
-        if (key.rfind("memory.", 0) != 0) continue;
+        if (!key.starts_with(runattr::kMemoryGroup)) continue;
         const char* label = memoryLabel(key);
         rows.push_back({text(label ? label : key), {"<code>" + esc(key) + "</code>"}, {attributeValue(key, value), isNumber(value)}});
     }
@@ -73,7 +74,7 @@ std::string configSection(const RunReport& run) {
 std::string attributesSection(const RunReport& run) {
     std::vector<std::vector<Cell>> rows;
     for (const auto& [key, value] : run.attributes)
-        if (key.rfind("memory.", 0) != 0) rows.push_back({{"<code>" + esc(key) + "</code>"}, {attributeValue(key, value)}});
+        if (!key.starts_with(runattr::kMemoryGroup)) rows.push_back({{"<code>" + esc(key) + "</code>"}, {attributeValue(key, value)}});
     if (rows.empty()) return {};
     return "<h3>Other recorded facts</h3>\n" + table({"attribute", "value"}, rows);
 }

@@ -4,6 +4,7 @@
 
 #include "profiler/report/htmlparts.h"
 #include "profiler/report/reportformat.h"
+#include "profiler/store/runattributes.h"
 
 namespace trainbench::profiler::html {
 
@@ -93,7 +94,7 @@ std::string opsSection(const RunReport& run) {
     // The steps they cover: after the warm-up, as the step breakdown (runs recorded before the
     // attribute counted every step, and say nothing here).
     for (const auto& [key, value] : run.attributes)
-        if (key == "ops.first_step" && !run.steps.empty())
+        if (key == runattr::kOpsFirstStep && !run.steps.empty())
             h += "<p>Steps " + esc(value) + "–" + std::to_string(run.steps.back().step) + ": the warm-up before step " +
                  esc(value) + " is left out, as in the step breakdown.</p>\n";
     const auto& roofs = run.roofs;

@@ -28,7 +28,7 @@ constexpr std::string_view kRunColumns =
     "replicas, comm_seconds, wait_seconds, verdict, clock, host_seconds, device_type, device_count, "
     "price_per_device_hour, host_price_per_hour, cost, train_examples, data_fraction, param_count, warm_start_run";
 
-RunRow readRunRow(const Statement& q, const std::string& path) {
+RunRow readRunRow(const Statement& q, const std::string& path, const RunStoreFolder& folder) {
     RunRow row;
     row.id = RunId{q.columnInt(0)};
     row.name = q.columnText(1);
@@ -40,7 +40,8 @@ RunRow readRunRow(const Statement& q, const std::string& path) {
     }
     row.status = *parsed;
     row.experiment_file = q.optionalText(3);
-    row.config_json = q.columnText(4);
+    if (row.experiment_file) row.experiment_file = folder.resolved(*row.experiment_file);
+    row.config_json = folder.resolvedConfig(q.columnText(4));
     row.strategy = q.columnText(5);
     row.devices = q.columnText(6);
     row.global_batch = q.optionalInt(7);
@@ -86,10 +87,10 @@ RunRow readRunRow(const Statement& q, const std::string& path) {
     return row;
 }
 
-std::vector<RunRow> readRunRows(Statement& query, const std::string& path) {
+std::vector<RunRow> readRunRows(Statement& query, const std::string& path, const RunStoreFolder& folder) {
     Statement::ResetGuard guard(query);
     std::vector<RunRow> rows;
-    while (query.step()) rows.push_back(readRunRow(query, path));
+    while (query.step()) rows.push_back(readRunRow(query, path, folder));
     return rows;
 }
 
@@ -121,7 +122,7 @@ RunStore RunStore::open(const std::string& path, OpenMode mode) {
 }
 
 RunStore::RunStore(std::string path, std::unique_ptr<Database> db)
-    : path_(std::move(path)), db_(std::move(db)) {}
+    : path_(std::move(path)), folder_(path_), db_(std::move(db)) {}
 
 RunStore::~RunStore() = default;
 RunStore::RunStore(RunStore&&) noexcept = default;
@@ -178,7 +179,7 @@ std::vector<RunRow> RunStore::listRuns() {
     markInterruptedIfWritable();
     Statement& query =
         db_->cached("SELECT " + std::string(kRunColumns) + " FROM runs ORDER BY id DESC");
-    std::vector<RunRow> rows = readRunRows(query, path_);
+    std::vector<RunRow> rows = readRunRows(query, path_, folder_);
     refreshStatuses(rows);
     return rows;
 }
@@ -187,7 +188,7 @@ std::optional<RunRow> RunStore::run(RunId id) {
     markInterruptedIfWritable();
     Statement& query = db_->cached("SELECT " + std::string(kRunColumns) + " FROM runs WHERE id = ?1");
     query.bindInt(1, id.value);
-    std::vector<RunRow> rows = readRunRows(query, path_);
+    std::vector<RunRow> rows = readRunRows(query, path_, folder_);
     refreshStatuses(rows);
     if (rows.empty()) return std::nullopt;
     return std::move(rows.front());
@@ -201,7 +202,7 @@ std::optional<RunRow> RunStore::findRun(const std::string& idOrName) {
     Statement& query = db_->cached("SELECT " + std::string(kRunColumns) +
                                    " FROM runs WHERE name = ?1 ORDER BY id DESC LIMIT 1");
     query.bindText(1, std::string_view(idOrName));
-    std::vector<RunRow> rows = readRunRows(query, path_);
+    std::vector<RunRow> rows = readRunRows(query, path_, folder_);
     refreshStatuses(rows);
     if (rows.empty()) return std::nullopt;
     return std::move(rows.front());
@@ -306,7 +307,11 @@ std::vector<std::pair<std::string, std::string>> RunStore::attributes(RunId id) 
     Statement::ResetGuard guard(query);
     query.bindInt(1, id.value);
     std::vector<std::pair<std::string, std::string>> out;
-    while (query.step()) out.emplace_back(query.columnText(0), query.columnText(1));
+    while (query.step()) {
+        std::string key = query.columnText(0);
+        std::string value = folder_.resolvedAttribute(key, query.columnText(1));
+        out.emplace_back(std::move(key), std::move(value));
+    }
     return out;
 }
 

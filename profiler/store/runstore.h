@@ -13,6 +13,7 @@
 #include "profiler/store/processidentity.h"
 #include "profiler/store/runid.h"
 #include "profiler/store/runrow.h"
+#include "profiler/store/runstorefolder.h"
 #include "profiler/verdict/stepsample.h"
 #include "profiler/verdict/verdict.h"
 
@@ -129,6 +130,7 @@ private:
     void refreshStatuses(std::vector<RunRow>& rows);
 
     std::string path_;
+    RunStoreFolder folder_;  // recorded "./" paths are read as paths in it
     std::unique_ptr<Database> db_;
     int schemaVersion_ = 0;
     bool readOnly_ = false;

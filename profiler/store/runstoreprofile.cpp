@@ -5,6 +5,7 @@
 
 #include "profiler/machine/machinecache.h"
 #include "profiler/store/database.h"
+#include "profiler/store/runattributes.h"
 #include "profiler/store/runstore.h"
 #include "profiler/store/statement.h"
 #include "profiler/store/storeerror.h"
@@ -98,30 +99,30 @@ ProfileInput RunStore::profileInput(RunId id) {
 
     std::map<std::string, std::string> attrs;
     for (auto& [k, v] : attributes(id)) attrs.emplace(k, v);
-    if (auto threads = numberAttribute(attrs, "profile.threads")) in.threads = static_cast<int>(*threads);
-    if (auto cores = numberAttribute(attrs, "profile.host_cores")) in.host_cores = static_cast<int>(*cores);
-    if (auto first = numberAttribute(attrs, "ops.first_step")) in.ops_first_step = static_cast<int64_t>(*first);
+    if (auto threads = numberAttribute(attrs, runattr::kProfileThreads)) in.threads = static_cast<int>(*threads);
+    if (auto cores = numberAttribute(attrs, runattr::kProfileHostCores)) in.host_cores = static_cast<int>(*cores);
+    if (auto first = numberAttribute(attrs, runattr::kOpsFirstStep)) in.ops_first_step = static_cast<int64_t>(*first);
     in.roofs = cachedRoofs(*db_, row->host, in.threads);
     // A run on emulated devices carries its device's roofs: the roofline is the device's, not this host's.
-    if (auto peak = numberAttribute(attrs, "roofs.peak_gflops")) {
+    if (auto peak = numberAttribute(attrs, runattr::kRoofsPeakGflops)) {
         MachineRoofs r;
-        r.host = attrs.count("roofs.source") ? attrs["roofs.source"] : row->devices;
+        r.host = attrs.count(runattr::kRoofsSource) ? attrs[runattr::kRoofsSource] : row->devices;
         r.threads = in.threads;
         r.peak_gflops = *peak;
-        r.bandwidth_gbs = numberAttribute(attrs, "roofs.bandwidth_gbs").value_or(0.0);
+        r.bandwidth_gbs = numberAttribute(attrs, runattr::kRoofsBandwidthGbs).value_or(0.0);
         in.roofs = r;
     }
-    if (auto device = numberAttribute(attrs, "memory.device_bytes")) {
+    if (auto device = numberAttribute(attrs, runattr::kMemoryDeviceBytes)) {
         MemoryFootprint m;
-        m.params_bytes = numberAttribute(attrs, "memory.params_bytes").value_or(0.0);
-        m.grads_bytes = numberAttribute(attrs, "memory.grads_bytes").value_or(0.0);
-        m.optimizer_bytes = numberAttribute(attrs, "memory.optimizer_bytes").value_or(0.0);
-        m.activation_bytes = numberAttribute(attrs, "memory.activation_bytes").value_or(0.0);
-        m.peak_rss_bytes = numberAttribute(attrs, "memory.peak_rss_bytes").value_or(0.0);
+        m.params_bytes = numberAttribute(attrs, runattr::kMemoryParamsBytes).value_or(0.0);
+        m.grads_bytes = numberAttribute(attrs, runattr::kMemoryGradsBytes).value_or(0.0);
+        m.optimizer_bytes = numberAttribute(attrs, runattr::kMemoryOptimizerBytes).value_or(0.0);
+        m.activation_bytes = numberAttribute(attrs, runattr::kMemoryActivationBytes).value_or(0.0);
+        m.peak_rss_bytes = numberAttribute(attrs, runattr::kMemoryPeakRssBytes).value_or(0.0);
         m.device_bytes = *device;
-        m.device_source = attrs.count("memory.device_source") ? attrs["memory.device_source"] : "";
-        m.swapped_pages = static_cast<int64_t>(numberAttribute(attrs, "memory.swapped_pages").value_or(0.0));
-        m.major_faults = static_cast<int64_t>(numberAttribute(attrs, "memory.major_faults").value_or(0.0));
+        m.device_source = attrs.count(runattr::kMemoryDeviceSource) ? attrs[runattr::kMemoryDeviceSource] : "";
+        m.swapped_pages = static_cast<int64_t>(numberAttribute(attrs, runattr::kMemorySwappedPages).value_or(0.0));
+        m.major_faults = static_cast<int64_t>(numberAttribute(attrs, runattr::kMemoryMajorFaults).value_or(0.0));
         in.memory = m;
     }
     return in;

@@ -68,7 +68,7 @@ std::string withoutPath(const std::string& message, const std::string& path) {
 }  // namespace
 
 RunWriter::RunWriter(const std::string& path, const RunSpec& spec, RunWriterOptions options)
-    : path_(path), options_(options), reserve_(path) {
+    : path_(path), folder_(path), options_(options), reserve_(path) {
     if (!nlohmann::json::accept(spec.config_json)) {
         throw std::invalid_argument("RunSpec.config_json is not valid JSON");
     }
@@ -79,7 +79,7 @@ RunWriter::RunWriter(const std::string& path, const RunSpec& spec, RunWriterOpti
 }
 
 RunWriter::RunWriter(const std::string& path, const ResumeRun& resume, RunWriterOptions options)
-    : path_(path), options_(options), reserve_(path) {
+    : path_(path), folder_(path), options_(options), reserve_(path) {
     open();
     reopenRun(resume);
     committedStep_ = resume.afterStep;
@@ -154,6 +154,10 @@ RunWriter::~RunWriter() {
 
 void RunWriter::insertRun(const RunSpec& spec) {
     const ProcessIdentity self = ProcessIdentity::current();
+    // Paths inside the store's folder are recorded relative to it, so that the folder can move.
+    const std::optional<std::string> experimentFile =
+        spec.experiment_file ? std::optional(folder_.recorded(*spec.experiment_file)) : std::nullopt;
+    const std::string config = folder_.recordedConfig(spec.config_json);
     // One transaction: a reader either sees the whole row (config, status, identity) or none.
     Transaction transaction(*db_);
     Statement& insert = db_->cached(
@@ -164,8 +168,8 @@ void RunWriter::insertRun(const RunSpec& spec) {
         "?7, ?8, ?9, ?10, ?11, ?12, ?13, " + std::string(kSqlNow) + ", ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, "
         "?23, ?24)");
     insert.bindText(1, std::string_view(spec.name))
-        .bindText(2, spec.experiment_file)
-        .bindText(3, std::string_view(spec.config_json))
+        .bindText(2, experimentFile)
+        .bindText(3, std::string_view(config))
         .bindText(4, std::string_view(spec.strategy))
         .bindText(5, std::string_view(spec.devices))
         .bindInt(6, spec.global_batch)
@@ -232,7 +236,7 @@ void RunWriter::attributes(const std::vector<std::pair<std::string, std::string>
     std::unique_lock lock(mutex_);
     throwIfFailed();
     if (final_) throw std::logic_error("RunWriter::attributes() after finish()");
-    queue_.attributes.insert(queue_.attributes.end(), keyValues.begin(), keyValues.end());
+    for (const auto& [key, value] : keyValues) queue_.attributes.emplace_back(key, folder_.recordedAttribute(key, value));
     ++enqueued_;
 }
 

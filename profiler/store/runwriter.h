@@ -21,6 +21,7 @@
 #include "engine/telemetry/runrecords.h"
 #include "profiler/store/runid.h"
 #include "profiler/store/runspec.h"
+#include "profiler/store/runstorefolder.h"
 #include "profiler/store/runstatus.h"
 #include "profiler/store/storeerror.h"
 #include "profiler/store/walreserve.h"
@@ -112,6 +113,7 @@ private:
 
 
     std::string path_;
+    RunStoreFolder folder_;  // paths inside it are recorded relative to it
     RunWriterOptions options_;
     std::unique_ptr<Database> db_;
     WalReserve reserve_;

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <set>
 
+#include "profiler/store/runattributes.h"
 #include "profiler/store/runstore.h"
 
 namespace trainbench::profiler {
@@ -11,7 +12,7 @@ namespace {
 
 std::optional<int64_t> checkpointStep(RunStore& store, RunId run, std::string& problem) {
     for (const auto& [key, value] : store.attributes(run)) {
-        if (key != "warm_start.step") continue;
+        if (key != runattr::kWarmStartStep) continue;
         int64_t step = 0;
         const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), step);
         if (ec != std::errc() || ptr != value.data() + value.size() || step < 0) {

@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "profiler/store/runattributes.h"
 #include "profiler/store/runstore.h"
 
 namespace trainbench::profiler {
@@ -13,7 +14,7 @@ std::vector<RunTta> readTimeToAccuracy(RunStore& store, const std::vector<RunRow
         RunTta r{row, timeToAccuracy(row, store.steps(row.id), store.evals(row.id), target), std::nullopt};
         r.tta.pretraining = pretrainingOf(store, row);
         for (const auto& [key, value] : store.attributes(row.id)) {
-            if (key != "virtual.infeed_seconds_per_batch") continue;
+            if (key != runattr::kVirtualInfeedSecondsPerBatch) continue;
             double v = 0.0;
             const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
             if (ec == std::errc() && ptr == value.data() + value.size() && v >= 0) r.infeed_seconds = v;

@@ -46,7 +46,7 @@ TEST(Sweep, ExpandsEveryCombinationInFileOrderLastKeyFastest) {
     EXPECT_EQ(p.experiment.name, "fmnist-mlp-batch_size128-replicas2");
     EXPECT_EQ(p.experiment.train.batch_size, 128);
     EXPECT_EQ(p.experiment.strategy.replicas, 2);
-    EXPECT_EQ(p.experiment.strategy.type, "mirrored");
+    EXPECT_EQ(p.experiment.strategy.type, engine::StrategyKind::Mirrored);
     EXPECT_EQ(p.experiment.resolved["strategy"]["replicas"], 2);
     EXPECT_FALSE(p.experiment.resolved.contains("sweep"));
     ASSERT_EQ(p.settings.size(), 2u);

@@ -84,9 +84,10 @@ private:
 
 // A listening socket on a free loopback port. `receiveBuffer` (bytes, 0: the kernel's default) is
 // the accepted connections' receive buffer: a small one makes a peer that does not read fill up fast.
+// `backlog`: how many connections may wait to be accepted.
 class Listener {
 public:
-    explicit Listener(int receiveBuffer = 0) {
+    explicit Listener(int receiveBuffer = 0, int backlog = 8) {
         fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
         if (receiveBuffer > 0) {
             EXPECT_EQ(::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &receiveBuffer, sizeof receiveBuffer), 0);
@@ -96,7 +97,7 @@ public:
         a.sin_port = 0;
         ::inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
         EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-        EXPECT_EQ(::listen(fd_, 8), 0);
+        EXPECT_EQ(::listen(fd_, backlog), 0);
         socklen_t len = sizeof a;
         ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
         port_ = ntohs(a.sin_port);
@@ -106,6 +107,7 @@ public:
     Listener& operator=(const Listener&) = delete;
 
     uint16_t port() const { return port_; }
+    int fd() const { return fd_; }
     // The next connection; an invalid one (no fd) if none came within `limit`.
     FrameSocket accept(std::chrono::milliseconds limit = std::chrono::seconds(10)) {
         pollfd p{fd_, POLLIN, 0};

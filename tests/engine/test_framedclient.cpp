@@ -1,7 +1,10 @@
 // FramedClient's deadlines: a send to a peer that has stopped reading fails after the send timeout
 // without progress, naming the peer and the message, and leaves the connection unusable; a frame
-// that arrives slowly but steadily is waited for past the receive timeout.
+// that arrives slowly but steadily is waited for past the receive timeout; a server that answers
+// no connection attempt fails the connect at its timeout.
 #include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <future>
@@ -69,6 +72,27 @@ TEST(FramedClient, AFrameArrivingSlowlyButSteadilyIsWaitedFor) {
         EXPECT_NE(std::string(e.what()).find("a slow peer: closed the connection: slow"), std::string::npos) << e.what();
     }
     trickle.join();
+}
+
+// A server whose queue of connections not yet accepted is full answers no more connection attempts
+// (Linux drops their SYNs): the connect gives up at its timeout, not when the kernel stops retrying
+// (two minutes later).
+TEST(FramedClient, AConnectNobodyAnswersFailsAtTheConnectTimeout) {
+    test::Listener full(0, 0);  // no connection waits to be accepted beyond the first
+    const int first = test::connectToLoopback(full.port());
+    auto connected = std::async(std::launch::async, [&] {
+        return test::errorOf<ConnectionError>([&] { FramedClient("127.0.0.1", full.port(), "a full server", 1s, 1s); });
+    });
+    if (connected.wait_for(20s) != std::future_status::ready) {
+        ADD_FAILURE() << "the connect still waits 20 s after its timeout of 1 s";
+        ::shutdown(full.fd(), SHUT_RDWR);  // what ends the connect on a build that waits for the kernel
+    }
+    const std::string why = connected.get();
+    EXPECT_NE(why.find("a full server: could not connect within 1000 ms (last error: no answer to the connection "
+                       "attempt); is the task running and is this its address?"),
+              std::string::npos)
+        << why;
+    ::close(first);
 }
 
 }  // namespace

@@ -2,7 +2,11 @@
 
 #include <algorithm>
 
+#include "profiler/store/runattributes.h"
+
 namespace trainbench::ui {
+
+namespace runattr = profiler::runattr;
 
 namespace {
 
@@ -85,15 +89,15 @@ BreakdownDataPtr RunHistory::breakdown() const {
 
 MemoryFootprint RunHistory::memory() const {
     MemoryFootprint m;
-    static const std::pair<const char*, const char*> parts[] = {{"memory.params_bytes", "parameters"},
-                                                                {"memory.grads_bytes", "gradients"},
-                                                                {"memory.optimizer_bytes", "optimizer state"},
-                                                                {"memory.activation_bytes", "activations"}};
+    static const std::pair<const char*, const char*> parts[] = {{runattr::kMemoryParamsBytes, "parameters"},
+                                                                {runattr::kMemoryGradsBytes, "gradients"},
+                                                                {runattr::kMemoryOptimizerBytes, "optimizer state"},
+                                                                {runattr::kMemoryActivationBytes, "activations"}};
     for (const auto& [key, name] : parts)
         if (auto v = number(attribute(key))) m.parts.push_back({QString::fromLatin1(name), static_cast<int64_t>(*v)});
-    if (auto v = number(attribute("memory.peak_rss_bytes")); v && *v > 0) m.peakRssBytes = static_cast<int64_t>(*v);
-    if (auto v = number(attribute("memory.device_bytes")); v && *v > 0) m.limitBytes = static_cast<int64_t>(*v);
-    if (auto source = attribute("memory.device_source"))
+    if (auto v = number(attribute(runattr::kMemoryPeakRssBytes)); v && *v > 0) m.peakRssBytes = static_cast<int64_t>(*v);
+    if (auto v = number(attribute(runattr::kMemoryDeviceBytes)); v && *v > 0) m.limitBytes = static_cast<int64_t>(*v);
+    if (auto source = attribute(runattr::kMemoryDeviceSource))
         m.deviceName = *source == "device.memory_mb" ? QStringLiteral("device.memory_mb") : QString::fromStdString(*source);
     return m;
 }
@@ -101,7 +105,7 @@ MemoryFootprint RunHistory::memory() const {
 Progress RunHistory::progress() const {
     Progress p;
     if (!steps_.empty()) p.step = steps_.back().step;
-    if (auto total = number(attribute("plan.total_steps")); total && *total > 0) p.total = static_cast<int64_t>(*total);
+    if (auto total = number(attribute(runattr::kPlanTotalSteps)); total && *total > 0) p.total = static_cast<int64_t>(*total);
     if (p.total <= 0) return p;
     p.fraction = std::clamp(static_cast<double>(p.step) / static_cast<double>(p.total), 0.0, 1.0);
     if (row_.status != profiler::RunStatus::Running || steps_.empty()) return p;

@@ -1,20 +1,20 @@
 #pragma once
-// One task of a job that `trainbench-cli run` started on this machine (jobcommand.cpp): its process,
-// its address, and how it ended, in the words of the job's failure message.
+// One task of a job the job supervisor started (jobincarnation.cpp): its id, its address, and how it
+// ended, in the words of the job's failure message.
 #include <sys/types.h>
 
 #include <chrono>
 #include <optional>
 #include <string>
 
-namespace trainbench::cli {
+namespace trainbench::app {
 
 struct JobTask {
     std::string type;       // chief, worker, ps
     int index = 0;
     std::string address{};  // host:port, from the job's cluster spec
     bool essential = true;  // the job fails without it
-    pid_t pid = -1;
+    pid_t pid = -1;         // the task host's id for it (a process id)
     bool done = false;
     int status = 0;          // waitpid's
     bool endedHere = false;  // killed by the launcher: it had not ended within the grace period
@@ -32,10 +32,7 @@ struct JobTask {
     int precedence() const;
 };
 
-// True when the process is stopped (state T or t in /proc/<pid>/stat: SIGSTOP, SIGTSTP, a debugger).
-bool processStopped(pid_t pid);
-
 // "exited with status 1", "was killed by signal 9 (Killed)".
 std::string describeStatus(int status);
 
-}  // namespace trainbench::cli
+}  // namespace trainbench::app

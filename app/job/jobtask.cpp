@@ -1,31 +1,19 @@
-#include "app/cli/jobtask.h"
+#include "app/job/jobtask.h"
 
 #include <signal.h>
 #include <sys/wait.h>
 
 #include <cstring>
-#include <fstream>
 
 #include "engine/util/durationtext.h"
 
-namespace trainbench::cli {
+namespace trainbench::app {
 
 std::string describeStatus(int status) {
     if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
     if (WIFSIGNALED(status)) return std::string("was killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
                                     strsignal(WTERMSIG(status)) + ")";
     return "ended (status " + std::to_string(status) + ")";
-}
-
-bool processStopped(pid_t pid) {
-    std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
-    std::string line;
-    if (!std::getline(f, line)) return false;
-    // pid (comm) state ...: the command may hold spaces and parentheses, the state follows the last ')'.
-    const size_t close = line.rfind(')');
-    if (close == std::string::npos || close + 2 >= line.size()) return false;
-    const char state = line[close + 2];
-    return state == 'T' || state == 't';
 }
 
 std::string JobTask::name() const {
@@ -57,4 +45,4 @@ int JobTask::precedence() const {
     return endedHere ? 2 : WIFSIGNALED(status) ? 0 : 1;
 }
 
-}  // namespace trainbench::cli
+}  // namespace trainbench::app

@@ -1,7 +1,8 @@
 #pragma once
-// Exit codes of trainbench-cli, documented in docs/cli.md.
+// Exit codes of trainbench-cli, documented in docs/cli.md. In app/ rather than app/cli/: the job
+// supervisor (app/job/) reads its tasks' exits with them.
 
-namespace trainbench::cli {
+namespace trainbench::app {
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitRunFailed = 1;     // the run started and failed (bad data, model error); recorded as failed
@@ -11,4 +12,15 @@ inline constexpr int kExitNotFound = 4;      // no such run
 inline constexpr int kExitIo = 5;            // an output file cannot be written
 inline constexpr int kExitStopped = 130;     // stopped with Ctrl-C (SIGINT) or SIGTERM; recorded as stopped
 
+}  // namespace trainbench::app
+
+// The commands of trainbench-cli spell them unqualified.
+namespace trainbench::cli {
+using app::kExitIo;
+using app::kExitNotFound;
+using app::kExitOk;
+using app::kExitRunFailed;
+using app::kExitStopped;
+using app::kExitStore;
+using app::kExitUsage;
 }  // namespace trainbench::cli

@@ -1,0 +1,38 @@
+#pragma once
+// The tasks of a job as processes on this machine: each spawned with the command its caller builds
+// (trainbench-cli builds `trainbench-cli worker ...` with TF_CONFIG and the token in the environment),
+// in a process group of its own and with the default signal mask; ended ones reaped with waitpid.
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "app/job/taskhost.h"
+
+namespace trainbench::app {
+
+struct TaskCommand {
+    std::string program;            // the executable's path
+    std::vector<std::string> argv;  // argv[0] included
+    std::vector<std::string> env;   // the whole environment, NAME=value
+};
+
+class ProcessTaskHost final : public TaskHost {
+public:
+    using CommandFor = std::function<TaskCommand(const TaskStart&)>;
+    explicit ProcessTaskHost(CommandFor commandFor) : commandFor_(std::move(commandFor)) {}
+
+    pid_t start(const TaskStart& start) override;
+    profiler::ProcessIdentity identity(pid_t pid) override;
+    void signal(pid_t pid, int sig) override;
+    bool stopped(pid_t pid) override;
+    // One look (waitpid of any child, not blocking); when nothing ended, a sleep until `deadline`.
+    std::optional<TaskExit> waitForExit(Clock::time_point deadline) override;
+    void reap(pid_t pid) override;
+    Clock::time_point now() override { return Clock::now(); }
+
+private:
+    CommandFor commandFor_;
+};
+
+}  // namespace trainbench::app

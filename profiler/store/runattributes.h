@@ -1,0 +1,213 @@
+#pragma once
+// The keys of run_attributes: the facts a run records about itself besides its configuration
+// (docs/run-store.md gives their meaning). The run path (app/run) writes them; the profiler, the
+// CLI and the GUI read them back. Both sides name a key by its constant here, so a misspelt key is a
+// compile error instead of a value silently never found. The texts are the store's format (users
+// query them with sqlite3): a key's text never changes.
+//
+// A new attribute: its constant and its row in kRunAttributes (below), the line that writes it,
+// the lines that read it, and its sentence in docs/run-store.md. tests/integration/
+// cli_runattributes_test.cpp holds the table to what sample runs write.
+#include <array>
+#include <string_view>
+
+namespace trainbench::profiler::runattr {
+
+// What the run is about to do, recorded when training starts.
+inline constexpr char kPlanTotalSteps[] = "plan.total_steps";
+inline constexpr char kPlanStepsPerEpoch[] = "plan.steps_per_epoch";
+inline constexpr char kPlanTrainExamples[] = "plan.train_examples";
+inline constexpr char kPlanTestExamples[] = "plan.test_examples";
+inline constexpr char kPlanParamCount[] = "plan.param_count";
+
+// A job restarted from its checkpoint.
+inline constexpr char kJobRestarts[] = "job.restarts";
+inline constexpr char kJobResumedFromStep[] = "job.resumed_from_step";
+
+// A warm start (train.warm_start).
+inline constexpr char kWarmStartCheckpoint[] = "warm_start.checkpoint";
+inline constexpr char kWarmStartOptimizer[] = "warm_start.optimizer";
+inline constexpr char kWarmStartStep[] = "warm_start.step";
+
+// The input pipeline a streaming or autotuned run used, and the storage emulation in effect.
+inline constexpr char kInputSource[] = "input.source";
+inline constexpr char kInputCycleLength[] = "input.cycle_length";
+inline constexpr char kInputParallelReads[] = "input.parallel_reads";
+inline constexpr char kInputMapParallelCalls[] = "input.map_parallel_calls";
+inline constexpr char kInputPrefetch[] = "input.prefetch";
+inline constexpr char kInputAutotuned[] = "input.autotuned";
+inline constexpr char kInputAutotuneSeconds[] = "input.autotune_seconds";
+inline constexpr char kInputAutotuneTrials[] = "input.autotune_trials";
+inline constexpr char kStoragePreset[] = "storage.preset";
+inline constexpr char kStorageBandwidthMbS[] = "storage.bandwidth_mb_s";
+inline constexpr char kStorageStreamBandwidthMbS[] = "storage.stream_bandwidth_mb_s";
+inline constexpr char kStorageOpenLatencyMs[] = "storage.open_latency_ms";
+inline constexpr char kStorageRequestLatencyMs[] = "storage.request_latency_ms";
+
+// Checkpoints the run saves.
+inline constexpr char kCheckpointPath[] = "checkpoint.path";
+inline constexpr char kCheckpointEverySteps[] = "checkpoint.every_steps";
+inline constexpr char kCheckpointAtEnd[] = "checkpoint.at_end";
+
+// A parameter_server run's updates, recorded when it ends.
+inline constexpr char kPsServers[] = "ps.servers";
+inline constexpr char kPsUpdates[] = "ps.updates";
+inline constexpr char kPsStalenessMean[] = "ps.staleness_mean";
+inline constexpr char kPsStalenessP50[] = "ps.staleness_p50";
+inline constexpr char kPsStalenessP95[] = "ps.staleness_p95";
+inline constexpr char kPsStalenessMax[] = "ps.staleness_max";
+inline constexpr char kPsRescheduledSteps[] = "ps.rescheduled_steps";
+inline constexpr char kPsLostWorkers[] = "ps.lost_workers";
+
+// The emulated devices' virtual clock.
+inline constexpr char kVirtualDevice[] = "virtual.device";
+inline constexpr char kVirtualReplicas[] = "virtual.replicas";
+inline constexpr char kVirtualPrecision[] = "virtual.precision";
+inline constexpr char kVirtualTopology[] = "virtual.topology";
+inline constexpr char kVirtualInfeedSecondsPerBatch[] = "virtual.infeed_seconds_per_batch";
+inline constexpr char kVirtualInfeedSource[] = "virtual.infeed_source";
+inline constexpr char kVirtualStepSeconds[] = "virtual.step_seconds";
+inline constexpr char kVirtualMatrixUtilisation[] = "virtual.matrix_utilisation";
+inline constexpr char kVirtualMemoryFraction[] = "virtual.memory_fraction";
+inline constexpr char kVirtualNetworkGbps[] = "virtual.network_gbps";
+inline constexpr char kVirtualNetworkLatencyUs[] = "virtual.network_latency_us";
+inline constexpr char kVirtualPsMemoryGbs[] = "virtual.ps_memory_gbs";
+inline constexpr char kVirtualWorkerStepSeconds[] = "virtual.worker_step_seconds";
+inline constexpr char kVirtualRoundSeconds[] = "virtual.round_seconds";
+inline constexpr char kVirtualPsBound[] = "virtual.ps_bound";
+
+// The profiler's record of the process that trained: threads, memory footprint, hardware counters,
+// the roofs of an emulated device, and the first step op_stats covers.
+inline constexpr char kProfileThreads[] = "profile.threads";
+inline constexpr char kProfileHostCores[] = "profile.host_cores";
+inline constexpr char kMemoryParamsBytes[] = "memory.params_bytes";
+inline constexpr char kMemoryGradsBytes[] = "memory.grads_bytes";
+inline constexpr char kMemoryOptimizerBytes[] = "memory.optimizer_bytes";
+inline constexpr char kMemoryActivationBytes[] = "memory.activation_bytes";
+inline constexpr char kMemoryPeakRssBytes[] = "memory.peak_rss_bytes";
+inline constexpr char kMemoryDeviceBytes[] = "memory.device_bytes";
+inline constexpr char kMemoryDeviceSource[] = "memory.device_source";
+inline constexpr char kMemorySwappedPages[] = "memory.swapped_pages";
+inline constexpr char kMemoryMajorFaults[] = "memory.major_faults";
+inline constexpr char kHwAvailable[] = "hw.available";
+inline constexpr char kHwUnavailableReason[] = "hw.unavailable_reason";
+inline constexpr char kHwCycles[] = "hw.cycles";
+inline constexpr char kHwInstructions[] = "hw.instructions";
+inline constexpr char kHwCacheReferences[] = "hw.cache_references";
+inline constexpr char kHwCacheMisses[] = "hw.cache_misses";
+inline constexpr char kHwSeconds[] = "hw.seconds";
+inline constexpr char kRoofsSource[] = "roofs.source";
+inline constexpr char kRoofsPeakGflops[] = "roofs.peak_gflops";
+inline constexpr char kRoofsBandwidthGbs[] = "roofs.bandwidth_gbs";
+inline constexpr char kOpsFirstStep[] = "ops.first_step";
+
+// Groups of keys, by their prefix, for readers that show or skip a whole group.
+inline constexpr char kInputGroup[] = "input.";
+inline constexpr char kStorageGroup[] = "storage.";
+inline constexpr char kPsGroup[] = "ps.";
+inline constexpr char kVirtualGroup[] = "virtual.";
+inline constexpr char kMemoryGroup[] = "memory.";
+
+// Which runs write a key. "Profiled": the process that records the run profiles it, which is
+// every run but a parameter_server job (its chief trains nothing itself).
+enum class When {
+    EveryRun,             // when training starts
+    Restarted,            // a job restarted from its checkpoint (strategy.max_restarts)
+    WarmStarted,          // train.warm_start
+    WarmStartStepKnown,   // a warm start whose checkpoint's metadata says its step
+    Streaming,            // a streaming input pipeline (files), or an autotuned one
+    Autotuned,            // data.pipeline.autotune
+    Checkpointing,        // train.checkpoint_every_steps > 0 or train.checkpoint_at_end
+    ParameterServer,      // a parameter_server run, when it ends
+    Emulated,             // an emulated device (device.type other than cpu)
+    EmulatedInProcess,    // emulated, any strategy but parameter_server
+    EmulatedNetwork,      // emulated multi_worker or parameter_server: links between hosts
+    EmulatedPs,           // emulated parameter_server
+    Profiled,
+    ProfiledCounters,     // profiled, the host's hardware counters open (each one it counted)
+    ProfiledNoCounters,   // profiled, no hardware counters on the host
+    ProfiledEmulated,     // profiled on an emulated device: its roofs
+    ProfiledPastWarmup,   // profiled on real devices, and op_stats leave the process's warm-up steps out
+                          // (from 10 steps on; an emulated device's op_stats are its cost model's)
+};
+
+struct RunAttribute {
+    std::string_view key;
+    When when;
+};
+
+inline constexpr std::array kRunAttributes = {
+    RunAttribute{kPlanTotalSteps, When::EveryRun},
+    RunAttribute{kPlanStepsPerEpoch, When::EveryRun},
+    RunAttribute{kPlanTrainExamples, When::EveryRun},
+    RunAttribute{kPlanTestExamples, When::EveryRun},
+    RunAttribute{kPlanParamCount, When::EveryRun},
+    RunAttribute{kJobRestarts, When::Restarted},
+    RunAttribute{kJobResumedFromStep, When::Restarted},
+    RunAttribute{kWarmStartCheckpoint, When::WarmStarted},
+    RunAttribute{kWarmStartOptimizer, When::WarmStarted},
+    RunAttribute{kWarmStartStep, When::WarmStartStepKnown},
+    RunAttribute{kInputSource, When::Streaming},
+    RunAttribute{kInputCycleLength, When::Streaming},
+    RunAttribute{kInputParallelReads, When::Streaming},
+    RunAttribute{kInputMapParallelCalls, When::Streaming},
+    RunAttribute{kInputPrefetch, When::Streaming},
+    RunAttribute{kInputAutotuned, When::Streaming},
+    RunAttribute{kInputAutotuneSeconds, When::Autotuned},
+    RunAttribute{kInputAutotuneTrials, When::Autotuned},
+    RunAttribute{kStoragePreset, When::Streaming},
+    RunAttribute{kStorageBandwidthMbS, When::Streaming},
+    RunAttribute{kStorageStreamBandwidthMbS, When::Streaming},
+    RunAttribute{kStorageOpenLatencyMs, When::Streaming},
+    RunAttribute{kStorageRequestLatencyMs, When::Streaming},
+    RunAttribute{kCheckpointPath, When::Checkpointing},
+    RunAttribute{kCheckpointEverySteps, When::Checkpointing},
+    RunAttribute{kCheckpointAtEnd, When::Checkpointing},
+    RunAttribute{kPsServers, When::ParameterServer},
+    RunAttribute{kPsUpdates, When::ParameterServer},
+    RunAttribute{kPsStalenessMean, When::ParameterServer},
+    RunAttribute{kPsStalenessP50, When::ParameterServer},
+    RunAttribute{kPsStalenessP95, When::ParameterServer},
+    RunAttribute{kPsStalenessMax, When::ParameterServer},
+    RunAttribute{kPsRescheduledSteps, When::ParameterServer},
+    RunAttribute{kPsLostWorkers, When::ParameterServer},
+    RunAttribute{kVirtualDevice, When::Emulated},
+    RunAttribute{kVirtualReplicas, When::Emulated},
+    RunAttribute{kVirtualPrecision, When::Emulated},
+    RunAttribute{kVirtualTopology, When::Emulated},
+    RunAttribute{kVirtualInfeedSecondsPerBatch, When::Emulated},
+    RunAttribute{kVirtualInfeedSource, When::EmulatedInProcess},
+    RunAttribute{kVirtualStepSeconds, When::Emulated},
+    RunAttribute{kVirtualMatrixUtilisation, When::Emulated},
+    RunAttribute{kVirtualMemoryFraction, When::Emulated},
+    RunAttribute{kVirtualNetworkGbps, When::EmulatedNetwork},
+    RunAttribute{kVirtualNetworkLatencyUs, When::EmulatedNetwork},
+    RunAttribute{kVirtualPsMemoryGbs, When::EmulatedPs},
+    RunAttribute{kVirtualWorkerStepSeconds, When::EmulatedPs},
+    RunAttribute{kVirtualRoundSeconds, When::EmulatedPs},
+    RunAttribute{kVirtualPsBound, When::EmulatedPs},
+    RunAttribute{kProfileThreads, When::Profiled},
+    RunAttribute{kProfileHostCores, When::Profiled},
+    RunAttribute{kMemoryParamsBytes, When::Profiled},
+    RunAttribute{kMemoryGradsBytes, When::Profiled},
+    RunAttribute{kMemoryOptimizerBytes, When::Profiled},
+    RunAttribute{kMemoryActivationBytes, When::Profiled},
+    RunAttribute{kMemoryPeakRssBytes, When::Profiled},
+    RunAttribute{kMemoryDeviceBytes, When::Profiled},
+    RunAttribute{kMemoryDeviceSource, When::Profiled},
+    RunAttribute{kMemorySwappedPages, When::Profiled},
+    RunAttribute{kMemoryMajorFaults, When::Profiled},
+    RunAttribute{kHwAvailable, When::Profiled},
+    RunAttribute{kHwUnavailableReason, When::ProfiledNoCounters},
+    RunAttribute{kHwCycles, When::ProfiledCounters},
+    RunAttribute{kHwInstructions, When::ProfiledCounters},
+    RunAttribute{kHwCacheReferences, When::ProfiledCounters},
+    RunAttribute{kHwCacheMisses, When::ProfiledCounters},
+    RunAttribute{kHwSeconds, When::ProfiledCounters},
+    RunAttribute{kRoofsSource, When::ProfiledEmulated},
+    RunAttribute{kRoofsPeakGflops, When::ProfiledEmulated},
+    RunAttribute{kRoofsBandwidthGbs, When::ProfiledEmulated},
+    RunAttribute{kOpsFirstStep, When::ProfiledPastWarmup},
+};
+
+}  // namespace trainbench::profiler::runattr
