@@ -34,17 +34,13 @@ std::string changeText(const profiler::Change& c) {
 // Mean step-time breakdown over the steps after warm-up (all of them for a short run).
 void printBreakdown(const profiler::ProfileInput& in) {
     const size_t skip = in.steps.size() > 40 ? std::min<size_t>(20, in.steps.size() / 10) : 0;
-    double step = 0, parts[6] = {}, eval = 0, checkpoint = 0;
+    constexpr auto phases = profiler::kInStepPhases;
+    double step = 0, parts[phases.size()] = {}, eval = 0, checkpoint = 0;
     size_t n = 0;
     for (size_t i = skip; i < in.steps.size(); ++i) {
         const profiler::StepSample& s = in.steps[i];
         step += s.step_seconds;
-        parts[0] += s.input_seconds;
-        parts[1] += s.forward_seconds;
-        parts[2] += s.backward_seconds;
-        parts[3] += s.optimizer_seconds;
-        parts[4] += s.exposed_comm_seconds;
-        parts[5] += s.other_seconds;
+        for (size_t k = 0; k < phases.size(); ++k) parts[k] += s.*phases[k].seconds;
         eval += s.eval_seconds;
         checkpoint += s.checkpoint_seconds;
         ++n;
@@ -52,12 +48,11 @@ void printBreakdown(const profiler::ProfileInput& in) {
     if (n == 0 || step <= 0) return;
     std::printf("\nstep time (steps %lld-%lld, mean %.3f ms)\n", static_cast<long long>(in.steps[skip].step),
                 static_cast<long long>(in.steps.back().step), 1e3 * step / static_cast<double>(n));
-    const char* names[6] = {"input", "forward", "backward", "optimizer", "communication", "other"};
-    for (int k = 0; k < 6; ++k) {
+    for (size_t k = 0; k < phases.size(); ++k) {
         const double share = parts[k] / step;
         const int bar = static_cast<int>(std::lround(share * 40));
-        std::printf("  %-14s %9.3f ms %6.1f %%  %s\n", names[k], 1e3 * parts[k] / static_cast<double>(n), 100 * share,
-                    std::string(static_cast<size_t>(bar), '#').c_str());
+        std::printf("  %-14s %9.3f ms %6.1f %%  %s\n", std::string(phases[k].name).c_str(),
+                    1e3 * parts[k] / static_cast<double>(n), 100 * share, std::string(static_cast<size_t>(bar), '#').c_str());
     }
     if (eval + checkpoint > 0)
         std::printf("  outside steps: evaluation %.2f s, checkpoints %.2f s (%.1f %% of the time)\n", eval, checkpoint,

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <span>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -23,6 +24,7 @@
 #include "profiler/store/runattributes.h"
 #include "profiler/store/runstore.h"
 #include "profiler/store/storeerror.h"
+#include "profiler/verdict/stepsample.h"
 
 namespace trainbench::cli {
 
@@ -310,13 +312,17 @@ int exportCommand(const ExportArgs& args) {
                 out << '\n';
             }
         } else if (args.what == "replicas") {
-            out << "step,rank,samples,compute_seconds,comm_seconds,wait_seconds,forward_seconds,backward_seconds,"
-                   "optimizer_seconds,exposed_comm_seconds\n";
-            for (const auto& row : store->replicaSteps(r->id))
+            out << "step,rank,samples,compute_seconds,comm_seconds,wait_seconds";
+            for (const profiler::StepPhase& p : profiler::kStepPhases)
+                if (p.perReplica) out << ',' << p.column;
+            out << '\n';
+            for (const auto& row : store->replicaSteps(r->id)) {
                 out << row.step << ',' << row.replica.rank << ',' << row.replica.samples << ','
-                    << row.replica.compute_seconds << ',' << row.replica.comm_seconds << ',' << row.replica.wait_seconds
-                    << ',' << row.replica.forward_seconds << ',' << row.replica.backward_seconds << ','
-                    << row.replica.optimizer_seconds << ',' << row.replica.exposed_comm_seconds << '\n';
+                    << row.replica.compute_seconds << ',' << row.replica.comm_seconds << ',' << row.replica.wait_seconds;
+                for (const profiler::StepPhase& p : profiler::kStepPhases)
+                    if (p.perReplica) out << ',' << row.replica.*p.seconds;
+                out << '\n';
+            }
         } else if (args.what == "updates") {
             out << "step,server,worker,attempt,staleness\n";
             for (const auto& row : store->psUpdates(r->id))
@@ -328,15 +334,21 @@ int exportCommand(const ExportArgs& args) {
                 out << e.step << ',' << e.epoch << ',' << e.split << ',' << e.loss << ',' << e.accuracy << ','
                     << e.samples << ',' << e.eval_seconds << ',' << e.wall_seconds << '\n';
         } else {
-            out << "step,epoch,loss,step_seconds,input_seconds,samples,samples_per_second,learning_rate,wall_seconds,"
-                   "comm_seconds,wait_seconds,forward_seconds,backward_seconds,optimizer_seconds,exposed_comm_seconds,"
-                   "other_seconds,eval_seconds,checkpoint_seconds\n";
-            for (const auto& s : store->steps(r->id))
-                out << s.step << ',' << s.epoch << ',' << s.loss << ',' << s.step_seconds << ',' << s.input_seconds << ','
+            // The steps table's columns in its order: input_seconds beside step_seconds (schema 1), the
+            // other phases after the run's columns, in the order they were added (kStepPhases').
+            const profiler::StepPhase& input = profiler::kStepPhases.front();
+            const auto later = std::span(profiler::kStepPhases).subspan(1);
+            out << "step,epoch,loss,step_seconds," << input.column
+                << ",samples,samples_per_second,learning_rate,wall_seconds,comm_seconds,wait_seconds";
+            for (const profiler::StepPhase& p : later) out << ',' << p.column;
+            out << '\n';
+            for (const auto& s : store->steps(r->id)) {
+                out << s.step << ',' << s.epoch << ',' << s.loss << ',' << s.step_seconds << ',' << s.*input.seconds << ','
                     << s.samples << ',' << s.samples_per_second << ',' << s.learning_rate << ',' << s.wall_seconds << ','
-                    << s.comm_seconds << ',' << s.wait_seconds << ',' << s.forward_seconds << ',' << s.backward_seconds
-                    << ',' << s.optimizer_seconds << ',' << s.exposed_comm_seconds << ',' << s.other_seconds << ','
-                    << s.eval_seconds << ',' << s.checkpoint_seconds << '\n';
+                    << s.comm_seconds << ',' << s.wait_seconds;
+                for (const profiler::StepPhase& p : later) out << ',' << s.*p.seconds;
+                out << '\n';
+            }
         }
         if (args.output.empty()) {
             std::cout << out.str();

@@ -18,6 +18,7 @@
 #include "engine/model/modelspec.h"
 #include "engine/optim/optimizerconfig.h"
 #include "engine/telemetry/stepclock.h"
+#include "engine/telemetry/stepphases.h"
 
 namespace trainbench::engine {
 
@@ -46,8 +47,8 @@ struct GradientBucket {
 std::vector<GradientBucket> gradientBuckets(const std::vector<int64_t>& layerParams, double bucketBytes);
 
 // Floats each replica contributes to the all-reduce that ends a synchronous step: its samples,
-// times, loss and stop flag (MultiWorkerStrategy's record exchange).
-constexpr int64_t kRecordFloats = 10;
+// times, loss and stop flag, and its step phases (MultiWorkerStrategy's record exchange).
+constexpr int64_t kRecordFloats = 6 + static_cast<int64_t>(kPerReplicaPhaseCount);
 
 struct VirtualStep {
     double input_s = 0.0;

@@ -6,14 +6,16 @@
 #include <algorithm>
 #include <string>
 
+#include "engine/telemetry/stepphases.h"
 #include "engine/util/errors.h"
 #include "engine/util/rng.h"
 
 namespace trainbench::engine {
 
 namespace {
-// samples, compute, comm, wait, loss x rows, stop, forward, backward, optimizer, exposed comm
-constexpr size_t kFields = 10;
+// samples, compute, comm, wait, loss x rows, stop, then the phases measured per replica
+constexpr size_t kPhaseField = 6;
+constexpr size_t kFields = kPhaseField + kPerReplicaPhaseCount;
 static_assert(kFields == static_cast<size_t>(kRecordFloats), "the emulator charges this exchange by its size");
 }
 
@@ -49,10 +51,9 @@ StrategyStep MultiWorkerStrategy::step(const BatchView& batch, int64_t step, uin
         slot[3] = static_cast<float>(mine.wait_seconds);
         slot[4] = static_cast<float>(loss * static_cast<double>(mine.samples));
         slot[5] = stop_ && stop_->load(std::memory_order_relaxed) ? 1.0f : 0.0f;
-        slot[6] = static_cast<float>(mine.forward_seconds);
-        slot[7] = static_cast<float>(mine.backward_seconds);
-        slot[8] = static_cast<float>(mine.optimizer_seconds);
-        slot[9] = static_cast<float>(mine.exposed_comm_seconds);
+        size_t field = kPhaseField;
+        for (const StepPhase& p : kStepPhases)
+            if (p.perReplica) slot[field++] = static_cast<float>(mine.*p.seconds);
         TB_PHASE(Communication);  // the step's records and stop flag: an all-reduce like the gradients'
         collective_->allReduceSum(exchange_.data(), exchange_.size());
     } catch (const CollectiveError& e) {
@@ -68,10 +69,9 @@ StrategyStep MultiWorkerStrategy::step(const BatchView& batch, int64_t step, uin
         rec.compute_seconds = slot[1];
         rec.comm_seconds = slot[2];
         rec.wait_seconds = slot[3];
-        rec.forward_seconds = slot[6];
-        rec.backward_seconds = slot[7];
-        rec.optimizer_seconds = slot[8];
-        rec.exposed_comm_seconds = slot[9];
+        size_t field = kPhaseField;
+        for (const StepPhase& p : kStepPhases)
+            if (p.perReplica) rec.*p.seconds = slot[field++];
         lossSum += slot[4];
         out.stop_requested = out.stop_requested || slot[5] > 0.0f;
         out.comm_seconds += rec.comm_seconds / n;

@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "engine/layers/softmaxcrossentropy.h"
+#include "engine/telemetry/stepphases.h"
 
 namespace trainbench::engine {
 
@@ -87,10 +88,8 @@ ReplicaStep Replica::step(int rank, int replicas, const BatchView& batch, int64_
     r.compute_seconds = std::max(0.0, secondsSince(t0) - blocked);
     r.comm_seconds = sync_->commSeconds();
     r.wait_seconds = sync_->peerWaitSeconds();
-    r.forward_seconds = phases[prof::Phase::Forward];
-    r.backward_seconds = phases[prof::Phase::Backward];
-    r.optimizer_seconds = phases[prof::Phase::Optimizer];
-    r.exposed_comm_seconds = phases[prof::Phase::Communication];
+    for (const StepPhase& p : kStepPhases)
+        if (p.perReplica) r.*p.seconds = phases[p.phase];
     return r;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/telemetry/stepphases.h"
 #include "engine/telemetry/stopreason.h"
 
 namespace trainbench::engine {
@@ -19,8 +20,9 @@ struct InputStageStep {
     double fill = -1.0;    // mean queue fill (0..1) sampled during the step; -1 when not sampled
 };
 
-// Where one replica's part of a synchronous step went.
-struct ReplicaStep {
+// Where one replica's part of a synchronous step went. Of its step phases (exclusive seconds on the
+// replica's thread) only those kStepPhases marks perReplica are measured; the others stay 0.
+struct ReplicaStep : StepPhaseSeconds {
     int rank = 0;
     int64_t samples = 0;          // its share of the global batch
     double compute_seconds = 0.0; // forward, loss, backward and update: the step minus the time it
@@ -28,11 +30,6 @@ struct ReplicaStep {
     double comm_seconds = 0.0;    // inside collectives moving and summing data (all-reduce), whether
                                   // hidden behind backward or not
     double wait_seconds = 0.0;    // inside collectives waiting for slower replicas to arrive
-    // Its step phases (exclusive seconds on the replica's thread), as in StepRecord.
-    double forward_seconds = 0.0;
-    double backward_seconds = 0.0;
-    double optimizer_seconds = 0.0;
-    double exposed_comm_seconds = 0.0;
 };
 
 // One update a parameter server applied for an asynchronous step (parameter_server strategy).
@@ -43,12 +40,13 @@ struct ParamUpdate {
     int64_t staleness = 0;   // updates the server applied between the worker's pull and this push
 };
 
-struct StepRecord {
+// One training step. Where step_seconds went, and what ran after the step, are its step phases
+// (StepPhaseSeconds, engine/telemetry/stepphases.h).
+struct StepRecord : StepPhaseSeconds {
     int64_t step = 0;           // 1-based global step
     int64_t epoch = 0;          // 0-based epoch the step belongs to
     double loss = 0.0;          // mean training loss of the batch
     double step_seconds = 0.0;  // wall time of the step: batch assembly, forward, backward, update
-    double input_seconds = 0.0; // part of step_seconds the trainer waited for its batch (input wait)
     int64_t samples = 0;        // examples in the batch
     double samples_per_second = 0.0;
     double learning_rate = 0.0;
@@ -58,16 +56,6 @@ struct StepRecord {
     double wait_seconds = 0.0;  // ReplicaStep::wait_seconds, mean over replicas
     std::vector<ReplicaStep> replicas;  // per replica; empty on one device
     std::vector<ParamUpdate> updates;   // parameter_server: one per server; empty otherwise
-    // Where step_seconds went: exclusive seconds on the training thread (replica 0 of a mirrored
-    // run); input_seconds + these five = step_seconds. Zero when profiling is compiled out.
-    double forward_seconds = 0.0;       // forward pass and loss
-    double backward_seconds = 0.0;      // backward pass, optimizer updates inside it excluded
-    double optimizer_seconds = 0.0;     // optimizer updates
-    double exposed_comm_seconds = 0.0;  // blocked on the gradient exchange (moving data, waiting for peers)
-    double other_seconds = 0.0;         // the rest: bookkeeping, handing work to a worker
-    // What ran after the step and before the next one (not in step_seconds).
-    double eval_seconds = 0.0;          // a test-set evaluation
-    double checkpoint_seconds = 0.0;    // a checkpoint
 };
 
 struct EvalRecord {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "engine/telemetry/stepphases.h"
 #include "engine/train/trainer.h"
 #include "engine/util/rng.h"
 
@@ -21,13 +22,12 @@ void recordPhases(StepRecord& rec, const prof::PhaseTimes& p, double measuredInp
         rec.other_seconds = std::max(0.0, rec.step_seconds - measuredInput);
         return;
     }
-    rec.input_seconds = p[Phase::Input];
-    rec.forward_seconds = p[Phase::Forward];
-    rec.backward_seconds = p[Phase::Backward];
-    rec.optimizer_seconds = p[Phase::Optimizer];
-    rec.exposed_comm_seconds = p[Phase::Communication];
-    const double known = rec.input_seconds + rec.forward_seconds + rec.backward_seconds + rec.optimizer_seconds +
-                         rec.exposed_comm_seconds;
+    double known = 0.0;  // summed in table order: input, forward, backward, optimizer, communication
+    for (const StepPhase& phase : kInStepPhases) {
+        if (phase.phase == Phase::Other) continue;
+        rec.*phase.seconds = p[phase.phase];
+        known += rec.*phase.seconds;
+    }
     rec.other_seconds = std::max(0.0, rec.step_seconds - known);
 }
 }  // namespace

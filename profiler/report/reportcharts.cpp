@@ -119,10 +119,10 @@ std::optional<Chart> breakdownChart(const RunReport& r) {
     c.kind = ChartKind::StackedArea;
     c.x.label = "step";
     c.y.label = "ms per step";
-    for (const StepPart& part : kStepParts) {
+    for (const StepPhase& part : kStepParts) {
         std::vector<ChartPoint> pts;
         for (const auto& s : r.steps) pts.push_back({static_cast<double>(s.step), 1e3 * (s.*part.seconds)});
-        c.series.push_back({part.name, meanBuckets(pts, kBreakdownBuckets), SeriesStyle::Line, part.colour});
+        c.series.push_back({std::string(part.reportName), meanBuckets(pts, kBreakdownBuckets), SeriesStyle::Line, part.colour});
     }
     c.note = stepsNote(r.steps.size(), kBreakdownBuckets, "mean");
     capOutliers(c);
@@ -194,7 +194,7 @@ std::optional<Chart> breakdownBars(const ReportData& data) {
     }
     if (c.categories.empty()) return std::nullopt;
     for (size_t k = 0; k < kStepParts.size(); ++k) {
-        ChartSeries s{kStepParts[k].name, {}, SeriesStyle::Line, kStepParts[k].colour};
+        ChartSeries s{std::string(kStepParts[k].reportName), {}, SeriesStyle::Line, kStepParts[k].colour};
         double i = 0;
         for (const auto& m : means)
             if (m) s.points.push_back({i++, 1e3 * m->partSeconds[k]});

@@ -11,6 +11,7 @@
 #include "engine/telemetry/runrecords.h"
 #include "profiler/machine/machineinfo.h"
 #include "profiler/store/runrow.h"
+#include "profiler/verdict/stepsample.h"
 #include "profiler/verdict/verdict.h"
 
 namespace trainbench::profiler {
@@ -18,7 +19,7 @@ namespace trainbench::profiler {
 // One run as the store records it.
 struct RunReport {
     RunRow run;
-    std::vector<engine::StepRecord> steps;  // in step order
+    std::vector<StepSample> steps;          // in step order
     std::vector<engine::EvalRecord> evals;  // in the order they were recorded
     std::optional<Verdict> verdict;         // nullopt: the run was never classified
     std::vector<engine::prof::OpRow> ops;   // per-op statistics of the lowest rank that has them

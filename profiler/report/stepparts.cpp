@@ -4,7 +4,7 @@
 
 namespace trainbench::profiler {
 
-std::optional<MeanStep> meanStep(const std::vector<engine::StepRecord>& steps) {
+std::optional<MeanStep> meanStep(const std::vector<StepSample>& steps) {
     if (steps.empty()) return std::nullopt;
     const size_t skip = steps.size() > 40 ? std::min<size_t>(20, steps.size() / 10) : 0;
     MeanStep m;

@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <system_error>
 
 #include "profiler/store/database.h"
 #include "profiler/store/interruptdetector.h"
 #include "profiler/store/schema.h"
+#include "profiler/store/stepphasecolumns.h"
 #include "profiler/store/storeerror.h"
 #include "profiler/store/transaction.h"
 
@@ -206,45 +208,47 @@ std::optional<RunRow> RunStore::findRun(const std::string& idOrName) {
     return std::move(rows.front());
 }
 
-std::vector<engine::StepRecord> RunStore::steps(RunId id, int64_t afterStep) {
-    Statement& query = db_->cached(
-        "SELECT step, epoch, loss, step_seconds, input_seconds, samples, samples_per_second, "
-        "learning_rate, wall_seconds, comm_seconds, wait_seconds, forward_seconds, backward_seconds, "
-        "optimizer_seconds, exposed_comm_seconds, other_seconds, eval_seconds, checkpoint_seconds "
-        "FROM steps WHERE run_id = ?1 AND step > ?2 ORDER BY step");
+std::vector<StepSample> RunStore::steps(RunId id, int64_t afterStep) {
+    static const std::string sql =
+        "SELECT step, epoch, loss, step_seconds, samples, samples_per_second, learning_rate, wall_seconds, "
+        "comm_seconds, wait_seconds" + phaseColumns(PhaseTable::Steps) +
+        " FROM steps WHERE run_id = ?1 AND step > ?2 ORDER BY step";
+    constexpr int kFirstPhase = 10;
+    Statement& query = db_->cached(sql);
     Statement::ResetGuard guard(query);
     query.bindInt(1, id.value).bindInt(2, afterStep);
-    std::vector<engine::StepRecord> steps;
+    std::vector<StepSample> steps;
     while (query.step()) {
-        engine::StepRecord& s = steps.emplace_back();
+        StepSample& s = steps.emplace_back();
         s.step = query.columnInt(0);
         s.epoch = query.columnInt(1);
         s.loss = query.columnDouble(2);
         s.step_seconds = query.columnDouble(3);
-        s.input_seconds = query.columnDouble(4);
-        s.samples = query.columnInt(5);
-        s.samples_per_second = query.columnDouble(6);
-        s.learning_rate = query.columnDouble(7);
-        s.wall_seconds = query.columnDouble(8);
-        s.comm_seconds = query.optionalDouble(9).value_or(0.0);
-        s.wait_seconds = query.optionalDouble(10).value_or(0.0);
-        // Steps recorded before schema 5 have no breakdown: everything but input is "other".
-        s.forward_seconds = query.optionalDouble(11).value_or(0.0);
-        s.backward_seconds = query.optionalDouble(12).value_or(0.0);
-        s.optimizer_seconds = query.optionalDouble(13).value_or(0.0);
-        s.exposed_comm_seconds = query.optionalDouble(14).value_or(0.0);
-        s.other_seconds = query.optionalDouble(15).value_or(std::max(0.0, s.step_seconds - s.input_seconds));
-        s.eval_seconds = query.optionalDouble(16).value_or(0.0);
-        s.checkpoint_seconds = query.optionalDouble(17).value_or(0.0);
+        s.samples = query.columnInt(4);
+        s.samples_per_second = query.columnDouble(5);
+        s.learning_rate = query.columnDouble(6);
+        s.wall_seconds = query.columnDouble(7);
+        s.comm_seconds = query.optionalDouble(8).value_or(0.0);
+        s.wait_seconds = query.optionalDouble(9).value_or(0.0);
+        int column = kFirstPhase;
+        for (const StepPhase& p : kStepPhases) {
+            const std::optional<double> seconds = query.optionalDouble(column++);
+            // Steps recorded before schema 5 have no breakdown: everything but input is "other".
+            if (!seconds && p.phase == engine::prof::Phase::Other)
+                s.*p.seconds = std::max(0.0, s.step_seconds - s.input_seconds);
+            else
+                s.*p.seconds = seconds.value_or(0.0);
+        }
     }
     return steps;
 }
 
 std::vector<ReplicaStepRow> RunStore::replicaSteps(RunId id) {
-    Statement& query = db_->cached(
-        "SELECT step, rank, samples, compute_seconds, comm_seconds, wait_seconds, forward_seconds, "
-        "backward_seconds, optimizer_seconds, exposed_comm_seconds FROM replica_steps "
-        "WHERE run_id = ?1 ORDER BY step, rank");
+    static const std::string sql =
+        "SELECT step, rank, samples, compute_seconds, comm_seconds, wait_seconds" +
+        phaseColumns(PhaseTable::ReplicaSteps) + " FROM replica_steps WHERE run_id = ?1 ORDER BY step, rank";
+    constexpr int kFirstPhase = 6;
+    Statement& query = db_->cached(sql);
     Statement::ResetGuard guard(query);
     query.bindInt(1, id.value);
     std::vector<ReplicaStepRow> rows;
@@ -256,10 +260,9 @@ std::vector<ReplicaStepRow> RunStore::replicaSteps(RunId id) {
         r.replica.compute_seconds = query.columnDouble(3);
         r.replica.comm_seconds = query.columnDouble(4);
         r.replica.wait_seconds = query.columnDouble(5);
-        r.replica.forward_seconds = query.optionalDouble(6).value_or(0.0);
-        r.replica.backward_seconds = query.optionalDouble(7).value_or(0.0);
-        r.replica.optimizer_seconds = query.optionalDouble(8).value_or(0.0);
-        r.replica.exposed_comm_seconds = query.optionalDouble(9).value_or(0.0);
+        int column = kFirstPhase;
+        for (const StepPhase& p : kStepPhases)
+            if (p.perReplica) r.replica.*p.seconds = query.optionalDouble(column++).value_or(0.0);
     }
     return rows;
 }

@@ -14,6 +14,7 @@
 #include "profiler/store/runid.h"
 #include "profiler/store/runrow.h"
 #include "profiler/store/runstorefolder.h"
+#include "profiler/verdict/stepsample.h"
 #include "profiler/verdict/verdict.h"
 
 namespace trainbench::profiler {
@@ -86,7 +87,7 @@ public:
     std::optional<RunRow> run(RunId id);
 
     // Committed steps in step order; with afterStep, only steps > afterStep (to follow a live run).
-    std::vector<engine::StepRecord> steps(RunId id, int64_t afterStep = 0);
+    std::vector<StepSample> steps(RunId id, int64_t afterStep = 0);
     // Committed evaluations in the order they were recorded.
     std::vector<engine::EvalRecord> evals(RunId id);
     // Per-step input-pipeline stage figures, by step then stage name.

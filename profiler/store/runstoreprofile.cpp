@@ -86,22 +86,7 @@ ProfileInput RunStore::profileInput(RunId id) {
     const std::optional<RunRow> row = run(id);
     if (!row) throw StoreError(path_ + ": no run " + std::to_string(id.value));
     ProfileInput in;
-    for (const engine::StepRecord& s : steps(id)) {
-        StepSample& t = in.steps.emplace_back();
-        t.step = s.step;
-        t.samples = s.samples;
-        t.step_seconds = s.step_seconds;
-        t.input_seconds = s.input_seconds;
-        t.forward_seconds = s.forward_seconds;
-        t.backward_seconds = s.backward_seconds;
-        t.optimizer_seconds = s.optimizer_seconds;
-        t.exposed_comm_seconds = s.exposed_comm_seconds;
-        t.other_seconds = s.other_seconds;
-        t.eval_seconds = s.eval_seconds;
-        t.checkpoint_seconds = s.checkpoint_seconds;
-        t.comm_seconds = s.comm_seconds;
-        t.wait_seconds = s.wait_seconds;
-    }
+    in.steps = steps(id);
     // Every rank of a multi_worker run runs the same ops; the lowest rank's stand for the run.
     const std::vector<OpStatRow> ops = opStats(id);
     for (const OpStatRow& r : ops)

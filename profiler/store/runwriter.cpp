@@ -10,6 +10,7 @@
 #include "profiler/store/diskspace.h"
 #include "profiler/store/processidentity.h"
 #include "profiler/store/schema.h"
+#include "profiler/store/stepphasecolumns.h"
 #include "profiler/store/transaction.h"
 
 namespace trainbench::profiler {
@@ -33,6 +34,26 @@ constexpr std::string_view kCostExpression =
     "CASE WHEN price_per_device_hour IS NULL AND host_price_per_hour IS NULL THEN NULL ELSE "
     "(coalesce(device_count, 1) * coalesce(price_per_device_hour, 0) + coalesce(host_price_per_hour, 0)) * "
     "(coalesce(?11, 0) + coalesce(?12, 0)) / 3600.0 END";
+
+// The steps and replica_steps columns before the step phases' (which follow, from kStepPhases).
+constexpr int kStepColumns = 11;
+constexpr int kReplicaColumns = 7;
+
+const std::string& stepInsertSql() {
+    static const std::string sql =
+        "INSERT INTO steps (run_id, step, epoch, loss, step_seconds, samples, samples_per_second, learning_rate, "
+        "wall_seconds, comm_seconds, wait_seconds" + phaseColumns(PhaseTable::Steps) + ") VALUES (" +
+        sqlParameters(kStepColumns + static_cast<int>(engine::kStepPhases.size())) + ")";
+    return sql;
+}
+
+const std::string& replicaInsertSql() {
+    static const std::string sql =
+        "INSERT INTO replica_steps (run_id, step, rank, samples, compute_seconds, comm_seconds, wait_seconds" +
+        phaseColumns(PhaseTable::ReplicaSteps) + ") VALUES (" +
+        sqlParameters(kReplicaColumns + static_cast<int>(engine::kPerReplicaPhaseCount)) + ")";
+    return sql;
+}
 
 bool isBusy(const StoreError& error) {
     return error.sqliteCode() == SQLITE_BUSY || error.sqliteCode() == SQLITE_LOCKED;
@@ -342,38 +363,26 @@ void RunWriter::threadMain() {
 void RunWriter::write(const Batch& batch, const Final* final) {
     try {
         Transaction transaction(*db_);
-        Statement& insertStep = db_->cached(
-            "INSERT INTO steps (run_id, step, epoch, loss, step_seconds, input_seconds, samples, "
-            "samples_per_second, learning_rate, wall_seconds, comm_seconds, wait_seconds, forward_seconds, "
-            "backward_seconds, optimizer_seconds, exposed_comm_seconds, other_seconds, eval_seconds, "
-            "checkpoint_seconds) "
-            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)");
+        Statement& insertStep = db_->cached(stepInsertSql());
         for (const engine::StepRecord& s : batch.steps) {
             insertStep.bindInt(1, runId_.value)
                 .bindInt(2, s.step)
                 .bindInt(3, s.epoch)
                 .bindDouble(4, s.loss)
                 .bindDouble(5, s.step_seconds)
-                .bindDouble(6, s.input_seconds)
-                .bindInt(7, s.samples)
-                .bindDouble(8, s.samples_per_second)
-                .bindDouble(9, s.learning_rate)
-                .bindDouble(10, s.wall_seconds)
-                .bindDouble(11, s.comm_seconds)
-                .bindDouble(12, s.wait_seconds)
-                .bindDouble(13, s.forward_seconds)
-                .bindDouble(14, s.backward_seconds)
-                .bindDouble(15, s.optimizer_seconds)
-                .bindDouble(16, s.exposed_comm_seconds)
-                .bindDouble(17, s.other_seconds)
-                .bindDouble(18, s.eval_seconds)
-                .bindDouble(19, s.checkpoint_seconds);
+                .bindInt(6, s.samples)
+                .bindDouble(7, s.samples_per_second)
+                .bindDouble(8, s.learning_rate)
+                .bindDouble(9, s.wall_seconds)
+                .bindDouble(10, s.comm_seconds)
+                .bindDouble(11, s.wait_seconds);
+            engine::forEachStepPhase([&](auto i) {
+                constexpr size_t k = decltype(i)::value;
+                insertStep.bindDouble(kStepColumns + 1 + static_cast<int>(k), s.*engine::kStepPhases[k].seconds);
+            });
             insertStep.run();
         }
-        Statement& insertReplica = db_->cached(
-            "INSERT INTO replica_steps (run_id, step, rank, samples, compute_seconds, comm_seconds, wait_seconds, "
-            "forward_seconds, backward_seconds, optimizer_seconds, exposed_comm_seconds) "
-            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+        Statement& insertReplica = db_->cached(replicaInsertSql());
         for (const engine::StepRecord& s : batch.steps) {
             for (const engine::ReplicaStep& r : s.replicas) {
                 insertReplica.bindInt(1, runId_.value)
@@ -382,11 +391,12 @@ void RunWriter::write(const Batch& batch, const Final* final) {
                     .bindInt(4, r.samples)
                     .bindDouble(5, r.compute_seconds)
                     .bindDouble(6, r.comm_seconds)
-                    .bindDouble(7, r.wait_seconds)
-                    .bindDouble(8, r.forward_seconds)
-                    .bindDouble(9, r.backward_seconds)
-                    .bindDouble(10, r.optimizer_seconds)
-                    .bindDouble(11, r.exposed_comm_seconds);
+                    .bindDouble(7, r.wait_seconds);
+                int column = kReplicaColumns;
+                engine::forEachStepPhase([&](auto i) {
+                    constexpr const engine::StepPhase& phase = engine::kStepPhases[decltype(i)::value];
+                    if constexpr (phase.perReplica) insertReplica.bindDouble(++column, r.*phase.seconds);
+                });
                 insertReplica.run();
             }
         }

@@ -43,7 +43,7 @@ void addSource(RunStore& store, RunId sourceId, std::optional<int64_t> upTo, Pre
     }
     double seconds = 0.0;
     int64_t last = 0;
-    for (const engine::StepRecord& s : store.steps(sourceId)) {
+    for (const StepSample& s : store.steps(sourceId)) {
         if (upTo && s.step > *upTo) break;
         seconds += s.step_seconds;
         last = s.step;

@@ -18,7 +18,7 @@ std::optional<double> RunTimeToAccuracy::costWithPretraining() const {
     return *cost + *pretraining->cost;
 }
 
-RunTimeToAccuracy timeToAccuracy(const RunRow& run, const std::vector<engine::StepRecord>& steps,
+RunTimeToAccuracy timeToAccuracy(const RunRow& run, const std::vector<StepSample>& steps,
                                  const std::vector<engine::EvalRecord>& evals, TargetAccuracy target) {
     RunTimeToAccuracy r;
     r.run = run.id;
@@ -40,7 +40,7 @@ RunTimeToAccuracy timeToAccuracy(const RunRow& run, const std::vector<engine::St
     // source's numbering): the pre-training is not in them.
     double seconds = 0.0;
     int64_t lastStep = 0;
-    for (const engine::StepRecord& s : steps) {
+    for (const StepSample& s : steps) {
         if (s.step > first->step) break;
         seconds += s.step_seconds;
         lastStep = s.step;

@@ -11,6 +11,7 @@
 #include "profiler/tta/pretraining.h"
 #include "profiler/tta/targetaccuracy.h"
 #include "profiler/store/runrow.h"
+#include "profiler/verdict/stepsample.h"
 
 namespace trainbench::profiler {
 
@@ -36,7 +37,7 @@ struct RunTimeToAccuracy {
 };
 
 // From the run's recorded steps (in step order) and evaluations; only "test" evaluations count.
-RunTimeToAccuracy timeToAccuracy(const RunRow& run, const std::vector<engine::StepRecord>& steps,
+RunTimeToAccuracy timeToAccuracy(const RunRow& run, const std::vector<StepSample>& steps,
                                  const std::vector<engine::EvalRecord>& evals, TargetAccuracy target);
 
 }  // namespace trainbench::profiler

@@ -69,19 +69,19 @@ std::vector<Candidate> betweenStepsActions(const ActionContext& ctx) {
     const StepTotals& t = ctx.steps;
     std::vector<Candidate> out;
     if (t.step <= 0 || !rules::reaches(t.evalCheckpointFraction(), rules::kEvalCheckpointFinding)) return out;
-    const double wall = t.step + t.eval + t.checkpoint;
+    const double wall = t.step + t.eval_seconds + t.checkpoint_seconds;
     // Spread them out until they are about 10 % of step time, 2x to 10x.
     auto spread = [&](double seconds) { return std::clamp(std::ceil(seconds / (0.10 * t.step)), 2.0, 10.0); };
     const int64_t evalEvery = ctx.experiment.integer("train.eval_every_steps");
-    if (t.eval > 0 && evalEvery > 0) {
-        const double k = spread(t.eval);
-        const double speedup = wall / (t.step + t.eval / k + t.checkpoint);
+    if (t.eval_seconds > 0 && evalEvery > 0) {
+        const double k = spread(t.eval_seconds);
+        const double speedup = wall / (t.step + t.eval_seconds / k + t.checkpoint_seconds);
         auto a = catalogue::make(
             BoundKind::Balanced, "Evaluate less often",
             {ctx.experiment.change("train.eval_every_steps", evalEvery * static_cast<int64_t>(k))},
-            "Evaluation takes " + text::percent(t.eval / wall) + " % of training wall time; every " +
+            "Evaluation takes " + text::percent(t.eval_seconds / wall) + " % of training wall time; every " +
                 std::to_string(evalEvery * static_cast<int64_t>(k)) + " steps instead of " + std::to_string(evalEvery) +
-                " it takes about " + text::percent(t.eval / k / (wall - t.eval + t.eval / k)) + " %: " +
+                " it takes about " + text::percent(t.eval_seconds / k / (wall - t.eval_seconds + t.eval_seconds / k)) + " %: " +
                 catalogue::factor(speedup) + " wall time per step (training throughput unchanged).",
             speedup,
             "Time between steps is not training: fewer evaluations reach the same step sooner, at the price of a "
@@ -89,13 +89,13 @@ std::vector<Candidate> betweenStepsActions(const ActionContext& ctx) {
         if (a) out.push_back(std::move(*a));
     }
     const int64_t ckptEvery = ctx.experiment.integer("train.checkpoint_every_steps");
-    if (t.checkpoint > 0 && ckptEvery > 0) {
-        const double k = spread(t.checkpoint);
-        const double speedup = wall / (t.step + t.eval + t.checkpoint / k);
+    if (t.checkpoint_seconds > 0 && ckptEvery > 0) {
+        const double k = spread(t.checkpoint_seconds);
+        const double speedup = wall / (t.step + t.eval_seconds + t.checkpoint_seconds / k);
         auto a = catalogue::make(
             BoundKind::Balanced, "Checkpoint less often",
             {ctx.experiment.change("train.checkpoint_every_steps", ckptEvery * static_cast<int64_t>(k))},
-            "Checkpoints take " + text::percent(t.checkpoint / wall) + " % of training wall time; every " +
+            "Checkpoints take " + text::percent(t.checkpoint_seconds / wall) + " % of training wall time; every " +
                 std::to_string(ckptEvery * static_cast<int64_t>(k)) + " steps instead of " + std::to_string(ckptEvery) +
                 ": " + catalogue::factor(speedup) + " wall time per step.",
             speedup,

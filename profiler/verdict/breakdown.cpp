@@ -12,14 +12,7 @@ void StepTotals::add(const StepSample& s) {
     last_step = s.step;
     ++count;
     step += s.step_seconds;
-    input += s.input_seconds;
-    forward += s.forward_seconds;
-    backward += s.backward_seconds;
-    optimizer += s.optimizer_seconds;
-    exposed_comm += s.exposed_comm_seconds;
-    other += s.other_seconds;
-    eval += s.eval_seconds;
-    checkpoint += s.checkpoint_seconds;
+    for (const StepPhase& p : kStepPhases) this->*p.seconds += s.*p.seconds;
     comm += s.comm_seconds;
     wait += s.wait_seconds;
 }
@@ -30,21 +23,14 @@ void StepTotals::add(const StepTotals& t) {
     last_step = t.last_step;
     count += t.count;
     step += t.step;
-    input += t.input;
-    forward += t.forward;
-    backward += t.backward;
-    optimizer += t.optimizer;
-    exposed_comm += t.exposed_comm;
-    other += t.other;
-    eval += t.eval;
-    checkpoint += t.checkpoint;
+    for (const StepPhase& p : kStepPhases) this->*p.seconds += t.*p.seconds;
     comm += t.comm;
     wait += t.wait;
 }
 
 double StepTotals::evalCheckpointFraction() const {
-    const double wall = step + eval + checkpoint;
-    return wall > 0 ? (eval + checkpoint) / wall : 0.0;
+    const double wall = step + eval_seconds + checkpoint_seconds;
+    return wall > 0 ? (eval_seconds + checkpoint_seconds) / wall : 0.0;
 }
 
 StepTotals sumSteps(const std::vector<StepSample>& steps, size_t begin, size_t end) {

@@ -9,19 +9,12 @@
 
 namespace trainbench::profiler {
 
-struct StepTotals {
+// The step phases' seconds (StepPhaseSeconds) are summed over the steps, as step, comm and wait are.
+struct StepTotals : engine::StepPhaseSeconds {
     int64_t count = 0;
     int64_t first_step = 0;
     int64_t last_step = 0;
     double step = 0.0;
-    double input = 0.0;
-    double forward = 0.0;
-    double backward = 0.0;
-    double optimizer = 0.0;
-    double exposed_comm = 0.0;
-    double other = 0.0;
-    double eval = 0.0;
-    double checkpoint = 0.0;
     double comm = 0.0;
     double wait = 0.0;
 
@@ -30,9 +23,9 @@ struct StepTotals {
 
     // Fractions of step time (0 when no step time was recorded).
     double of(double seconds) const { return step > 0 ? seconds / step : 0.0; }
-    double inputFraction() const { return of(input); }
-    double commFraction() const { return of(exposed_comm); }
-    double compute() const { return forward + backward + optimizer; }
+    double inputFraction() const { return of(input_seconds); }
+    double commFraction() const { return of(exposed_comm_seconds); }
+    double compute() const { return forward_seconds + backward_seconds + optimizer_seconds; }
     // Evaluation and checkpoints against training wall time (steps + what ran between them).
     double evalCheckpointFraction() const;
     double meanStepMs() const { return count > 0 ? step / static_cast<double>(count) * 1e3 : 0.0; }

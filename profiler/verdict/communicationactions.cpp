@@ -20,7 +20,7 @@ double ringShare(double n) { return n > 1 ? 2.0 * (n - 1.0) / n : 0.0; }
 std::optional<Candidate> biggerBatch(const ActionContext& ctx) {
     const StepTotals& t = ctx.steps;
     const int64_t batch = ctx.experiment.integer("train.batch_size");
-    const double s = t.step, x = t.exposed_comm;
+    const double s = t.step, x = t.exposed_comm_seconds;
     const double speedup = 2 * s - x > 0 ? catalogue::capSpeedup(2 * s / (2 * s - x)) : 1.0;
     return catalogue::make(
         BoundKind::Communication, "Double the batch", {ctx.experiment.change("train.batch_size", batch * 2)},
@@ -49,7 +49,7 @@ std::vector<Candidate> communicationActions(const ActionContext& ctx) {
         // Only the bandwidth part shrinks, and a parameter server's rounds may be bound by its updates:
         // for multi_worker an upper bound, for parameter_server none.
         std::optional<double> speedup;
-        const double s = t.step, x = t.exposed_comm;
+        const double s = t.step, x = t.exposed_comm_seconds;
         if (strategy == engine::StrategyKind::MultiWorker && s - 0.75 * x > 0) speedup = catalogue::capSpeedup(s / (s - 0.75 * x));
         push(catalogue::make(
             BoundKind::Communication, "Four times the network bandwidth between hosts",
@@ -73,8 +73,8 @@ std::vector<Candidate> communicationActions(const ActionContext& ctx) {
 
     if (!v.flag("strategy.overlap")) {
         // Data movement can hide behind backward; waiting for slower replicas cannot.
-        const double movable = std::max(0.0, t.exposed_comm - t.wait);
-        const double hidden = std::min(movable, t.backward);
+        const double movable = std::max(0.0, t.exposed_comm_seconds - t.wait);
+        const double hidden = std::min(movable, t.backward_seconds);
         const double speedup = t.step - hidden > 0 ? catalogue::capSpeedup(t.step / (t.step - hidden)) : 1.0;
         push(catalogue::make(
             BoundKind::Communication, "All-reduce while backward runs", {v.change("strategy.overlap", true)},
@@ -96,8 +96,8 @@ std::vector<Candidate> communicationActions(const ActionContext& ctx) {
         std::string expected = "Fewer replicas to wait for and fewer links per exchange";
         if (v.integer("strategy.threads_per_replica") == 0) {
             // The same cores split over fewer replicas: compute per step about the same.
-            const double x = t.exposed_comm * ringShare(static_cast<double>(half)) / ringShare(static_cast<double>(replicas));
-            const double after = t.step - t.exposed_comm + x;
+            const double x = t.exposed_comm_seconds * ringShare(static_cast<double>(half)) / ringShare(static_cast<double>(replicas));
+            const double after = t.step - t.exposed_comm_seconds + x;
             if (after > 0) speedup = catalogue::capSpeedup(t.step / after);
             expected += half == 1 ? std::string(": one replica exchanges nothing")
                                   : ": a ring all-reduce sends " + text::fixed(ringShare(static_cast<double>(half)), 2) +

@@ -31,7 +31,7 @@ std::optional<Candidate> moreThreads(const ActionContext& ctx) {
     if (used >= want) return std::nullopt;
     const StepTotals& t = ctx.steps;
     // Amdahl: only the compute phases scale, at best linearly.
-    const double compute = t.compute() > 0 ? t.compute() : std::max(0.0, t.step - t.input - t.exposed_comm);
+    const double compute = t.compute() > 0 ? t.compute() : std::max(0.0, t.step - t.input_seconds - t.exposed_comm_seconds);
     const double after = t.step - compute + compute * static_cast<double>(used) / static_cast<double>(want);
     const std::optional<double> speedup =
         t.step > 0 && after > 0 ? std::optional<double>(catalogue::capSpeedup(t.step / after)) : std::nullopt;

@@ -110,7 +110,7 @@ std::vector<Candidate> inputActions(const ActionContext& ctx) {
             "The pipeline keys (prefetch, parallel reads) apply to streaming data sets only."));
         return out;
     }
-    const double step = t.step, input = t.input;
+    const double step = t.step, input = t.input_seconds;
     const int64_t prefetch = v.integer("data.pipeline.prefetch");
     const PipelineModel model{step, step - input, prefetch == 0 ? input : step, prefetch > 0};
     const double allHidden = step - input > 0 ? catalogue::capSpeedup(step / (step - input)) : kMaxSpeedup;

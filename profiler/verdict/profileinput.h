@@ -12,26 +12,9 @@
 #include "engine/instrument/opstats.h"
 #include "engine/strategy/strategykind.h"
 #include "profiler/machine/machineinfo.h"
+#include "profiler/verdict/stepsample.h"
 
 namespace trainbench::profiler {
-
-// One step's breakdown (columns of the steps table). input + forward + backward + optimizer +
-// exposed_comm + other = step_seconds; eval and checkpoint ran after the step, outside it.
-struct StepSample {
-    int64_t step = 0;
-    int64_t samples = 0;
-    double step_seconds = 0.0;
-    double input_seconds = 0.0;
-    double forward_seconds = 0.0;
-    double backward_seconds = 0.0;
-    double optimizer_seconds = 0.0;
-    double exposed_comm_seconds = 0.0;
-    double other_seconds = 0.0;
-    double eval_seconds = 0.0;
-    double checkpoint_seconds = 0.0;
-    double comm_seconds = 0.0;  // in collectives moving data, hidden behind backward or not
-    double wait_seconds = 0.0;  // in collectives waiting for slower replicas
-};
 
 struct ProfileInput {
     std::vector<StepSample> steps;          // in step order

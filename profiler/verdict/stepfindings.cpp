@@ -42,7 +42,7 @@ std::optional<Finding> inputFinding(const StepTotals& t) {
     f.summary = std::string(high ? "Highly" : "Moderately") + " input-bound: " + text::percent(input) +
                 " % of step time waiting for input";
     f.evidence.push_back(inputEvidence(t));
-    const double perStep = t.count > 0 ? t.input / static_cast<double>(t.count) * 1e3 : 0.0;
+    const double perStep = t.count > 0 ? t.input_seconds / static_cast<double>(t.count) * 1e3 : 0.0;
     f.evidence.push_back({"input_ms", perStep, "ms",
                           text::fixed(perStep, 2) + " ms of input wait per step, of " + text::fixed(t.meanStepMs(), 2) +
                               " ms"});
@@ -71,7 +71,7 @@ std::optional<Finding> commFinding(const StepTotals& t) {
 
 std::optional<Finding> overheadFinding(const StepTotals& all, const OpMix& mix, bool emulated) {
     if (mix.op_seconds <= 0 || all.compute() <= 0 || all.step <= 0) return std::nullopt;
-    const double outside = std::max(0.0, all.compute() - mix.op_seconds_per_replica) + all.other;
+    const double outside = std::max(0.0, all.compute() - mix.op_seconds_per_replica) + all.other_seconds;
     const double share = all.of(outside);
     if (!rules::reaches(share, rules::kOverheadFinding)) return std::nullopt;
     Finding f;
@@ -86,8 +86,8 @@ std::optional<Finding> overheadFinding(const StepTotals& all, const OpMix& mix, 
                       : " % of step time outside the measured ops (forward, backward and optimizer time the "
                         "ops do not account for, plus bookkeeping): framework overhead, not arithmetic")));
     f.evidence.push_back(text::percentEvidence(
-        "other_fraction", all.of(all.other),
-        text::percent(all.of(all.other)) +
+        "other_fraction", all.of(all.other_seconds),
+        text::percent(all.of(all.other_seconds)) +
             (emulated ? " % of step time in the device's per-step overhead (overheads.per_step_us)"
                       : " % of step time in bookkeeping outside the step's phases")));
     f.first_step = all.first_step;

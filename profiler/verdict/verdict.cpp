@@ -40,7 +40,7 @@ void addRunEvidence(Finding& verdict, const StepTotals& considered, size_t total
                     const std::optional<MemoryFootprint>& memory) {
     for (Evidence& e : windowEvidence(considered)) {
         // A run without an exchange has nothing to say about it.
-        if (e.name == "comm_fraction" && considered.exposed_comm <= 0) continue;
+        if (e.name == "comm_fraction" && considered.exposed_comm_seconds <= 0) continue;
         if (!hasEvidence(verdict, e.name)) verdict.evidence.push_back(std::move(e));
     }
     const size_t skipped = total - static_cast<size_t>(considered.count);
@@ -53,7 +53,7 @@ void addRunEvidence(Finding& verdict, const StepTotals& considered, size_t total
         verdict.evidence.push_back(text::percentEvidence(
             "eval_checkpoint_fraction", considered.evalCheckpointFraction(),
             text::percent(considered.evalCheckpointFraction()) + " % of training wall time in evaluation (" +
-                text::fixed(considered.eval) + " s) and checkpoints (" + text::fixed(considered.checkpoint) +
+                text::fixed(considered.eval_seconds) + " s) and checkpoints (" + text::fixed(considered.checkpoint_seconds) +
                 " s) between steps (>= 20 %: see the actions)"));
     if (auto swap = unrelatedSwapEvidence(capacity, memory)) verdict.evidence.push_back(std::move(*swap));
 }
@@ -102,7 +102,7 @@ Verdict classify(const ProfileInput& input) {
     const StepTotals considered = sumSteps(input.steps, warmupSteps(n), n);
     const StepTotals all = sumSteps(input.steps, 0, n);
     const OpMix mix = opMix(input);
-    const CapacityCheck capacity = checkCapacity(input.memory, all.step + all.eval + all.checkpoint);
+    const CapacityCheck capacity = checkCapacity(input.memory, all.step + all.eval_seconds + all.checkpoint_seconds);
 
     RunFacts facts;
     if (capacity.bound()) facts.capacity = capacityFinding(capacity, *input.memory);

@@ -110,6 +110,18 @@ TEST(FolderLayers, LibrariesIncludeOnlyLibrariesBelowThem) {
     EXPECT_TRUE(violations.empty()) << "includes going up a layer:" << all;
 }
 
+// The GUI gets the profiler's read-side types (profiler::StepSample, the run rows) and never the
+// engine's records or anything else of the engine.
+TEST(FolderLayers, TheGuiIncludesNoEngineHeader) {
+    std::set<std::string> violations;
+    for (const Include& inc : includesUnder(kSource / "ui"))
+        if (firstPart(inc.target) == "engine")
+            violations.insert(fs::relative(inc.file, kSource).string() + " includes " + inc.target);
+    std::string all;
+    for (const std::string& v : violations) all += "\n  " + v;
+    EXPECT_TRUE(violations.empty()) << "ui/ including engine/:" << all;
+}
+
 // Within app and ui, folders need no fixed order, but none may import a folder that imports it
 // back, directly or through others. (profiler/ is not there yet: its machine caches live in the
 // run store's tables, so profiler/machine and profiler/store still use each other.)

@@ -120,7 +120,7 @@ TEST(CliDataScaling, MultiWorkerRanksShareOnePassOverTheSubset) {
     const auto steps = store.steps(row->id);
     EXPECT_EQ(steps.size(), 59u);  // ceil(15000 / 256)
     const int64_t samples = std::accumulate(steps.begin(), steps.end(), int64_t{0},
-                                            [](int64_t n, const engine::StepRecord& s) { return n + s.samples; });
+                                            [](int64_t n, const profiler::StepSample& s) { return n + s.samples; });
     EXPECT_EQ(samples, 15000) << "one pass over exactly the subset";
 }
 

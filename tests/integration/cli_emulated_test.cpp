@@ -40,7 +40,7 @@ TEST(CliEmulated, ATpuSliceTrainsTheSameNumbersAsTheCpuOnTheVirtualClock) {
     EXPECT_EQ(pod.row.replicas.value_or(0), 32);
     EXPECT_EQ(pod.row.device_count.value_or(0), 16);  // chips: what Cloud TPU charges for
     // Static shapes: every step costs the same virtual time, and its parts add up to it.
-    for (const engine::StepRecord& s : pod.steps) {
+    for (const profiler::StepSample& s : pod.steps) {
         EXPECT_DOUBLE_EQ(s.step_seconds, pod.steps.front().step_seconds);
         EXPECT_NEAR(s.input_seconds + s.forward_seconds + s.backward_seconds + s.optimizer_seconds +
                         s.exposed_comm_seconds + s.other_seconds, s.step_seconds, 1e-12);

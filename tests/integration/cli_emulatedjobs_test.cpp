@@ -79,7 +79,7 @@ TEST(CliEmulatedJobs, MultiWorkerOnGpusTrainsTheCpuJobsNumbersAndChargesARingOve
     const nlohmann::json estimate = estimateOf(tmp, (tmp.path / "gpus.json").string());
     EXPECT_EQ(estimate["devices"], "v100-sxm2-16gb:2");
     EXPECT_EQ(estimate["replica_batch"], 128);
-    for (const engine::StepRecord& s : gpus.steps) {
+    for (const profiler::StepSample& s : gpus.steps) {
         SCOPED_TRACE(s.step);
         EXPECT_DOUBLE_EQ(s.step_seconds, estimate["step_seconds"].get<double>());
         EXPECT_NEAR(s.comm_seconds, allReduce, 1e-12);
@@ -136,7 +136,7 @@ TEST(CliEmulatedJobs, ParameterServerStepsFollowTheNetworkFormulaAndFlagSlowServ
     // than a worker's step, so the workers bound it; 3 steps per round.
     ASSERT_LT(3 * bytes * 8.0 / 100e9, worker);
     auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
-    for (const engine::StepRecord& s : fast.steps) {
+    for (const profiler::StepSample& s : fast.steps) {
         EXPECT_NEAR(s.step_seconds, worker / 3, 1e-6) << s.step;  // the update: 28 bytes x P/4 at 100 TB/s
         EXPECT_NEAR(s.comm_seconds, 2 * transfer, 1e-12) << s.step;
         EXPECT_EQ(s.wait_seconds, 0.0) << s.step;

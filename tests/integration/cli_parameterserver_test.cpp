@@ -136,7 +136,7 @@ TEST(CliParameterServer, TwoWorkersConvergeAndRecordStaleness) {
     const auto reference = runOf(db, "single");
     ASSERT_TRUE(reference && reference->best_accuracy);
     // Mean training loss over the last 100 steps.
-    auto lateLoss = [](const std::vector<engine::StepRecord>& steps) {
+    auto lateLoss = [](const std::vector<profiler::StepSample>& steps) {
         double sum = 0;
         for (size_t i = steps.size() - 100; i < steps.size(); ++i) sum += steps[i].loss;
         return sum / 100;

@@ -31,7 +31,7 @@ std::string writeFile(const std::filesystem::path& path, const std::string& name
 
 struct Recorded {
     profiler::RunRow row;
-    std::vector<engine::StepRecord> steps;
+    std::vector<profiler::StepSample> steps;
     std::vector<engine::EvalRecord> evals;
     std::map<std::string, std::string> attributes;
 };
@@ -207,7 +207,7 @@ TEST_F(CliWarmStart, EveryStrategyStartsFromTheSource) {
 // one device and on the parameter servers alike (one worker makes the job one device's, step for
 // step). Servers that counted from 0 again would take steps three times as long at first.
 TEST_F(CliWarmStart, ACarriedOptimizerCountsOnFromTheSourceOnTheParameterServersToo) {
-    std::map<std::string, std::vector<engine::StepRecord>> steps;
+    std::map<std::string, std::vector<profiler::StepSample>> steps;
     for (const auto& [name, strategy] : std::vector<std::pair<std::string, std::string>>{
              {"carry-single", R"("strategy": {"type": "single"})"},
              {"carry-ps", R"("strategy": {"type": "parameter_server", "replicas": 1, "timeout_s": 120})"}}) {

@@ -28,7 +28,7 @@ inline std::string integrityOf(const std::string& db) {
 }
 
 // Steps 1..n, none missing or twice.
-inline void expectContiguousSteps(const std::vector<engine::StepRecord>& steps) {
+inline void expectContiguousSteps(const std::vector<profiler::StepSample>& steps) {
     for (size_t i = 0; i < steps.size(); ++i) ASSERT_EQ(steps[i].step, static_cast<int64_t>(i + 1)) << "at index " << i;
 }
 

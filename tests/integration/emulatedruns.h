@@ -29,7 +29,7 @@ inline std::string experiment(const std::string& name, const std::string& strate
 
 struct Recorded {
     profiler::RunRow row;
-    std::vector<engine::StepRecord> steps;
+    std::vector<profiler::StepSample> steps;
     std::vector<engine::EvalRecord> evals;
 };
 

@@ -43,7 +43,7 @@ inline std::string writeExperiment(const std::filesystem::path& dir, const std::
 }
 
 // The run's committed steps; none while the job has not created the store yet.
-inline std::vector<engine::StepRecord> stepsOf(const std::string& db, const std::string& name) {
+inline std::vector<profiler::StepSample> stepsOf(const std::string& db, const std::string& name) {
     if (!std::filesystem::exists(db)) return {};
     try {
         auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
@@ -56,8 +56,8 @@ inline std::vector<engine::StepRecord> stepsOf(const std::string& db, const std:
 }
 
 // The largest relative difference between the two runs' losses, step by step (over the shorter run).
-inline double worstRelativeLossDifference(const std::vector<engine::StepRecord>& steps,
-                                          const std::vector<engine::StepRecord>& reference) {
+inline double worstRelativeLossDifference(const std::vector<profiler::StepSample>& steps,
+                                          const std::vector<profiler::StepSample>& reference) {
     double worst = 0;
     for (size_t i = 0; i < std::min(steps.size(), reference.size()); ++i)
         worst = std::max(worst, std::abs(steps[i].loss - reference[i].loss) / reference[i].loss);

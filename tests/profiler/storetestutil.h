@@ -58,8 +58,14 @@ inline engine::StepRecord makeStep(int64_t step) {
     r.wall_seconds = static_cast<double>(step) * 0.0105;
     r.comm_seconds = 0.001 * static_cast<double>(step);
     r.wait_seconds = 0.0005;
-    for (int rank = 0; rank < 2; ++rank)
-        r.replicas.push_back({rank, 32, 0.008 + rank * 1e-4, 0.001 * static_cast<double>(step), 0.0005 * rank});
+    for (int rank = 0; rank < 2; ++rank) {
+        engine::ReplicaStep& replica = r.replicas.emplace_back();
+        replica.rank = rank;
+        replica.samples = 32;
+        replica.compute_seconds = 0.008 + rank * 1e-4;
+        replica.comm_seconds = 0.001 * static_cast<double>(step);
+        replica.wait_seconds = 0.0005 * rank;
+    }
     return r;
 }
 

@@ -20,7 +20,7 @@ using testutil::makeStep;
 using testutil::RawDb;
 using testutil::TempDir;
 
-void expectSameStep(const engine::StepRecord& a, const engine::StepRecord& b) {
+void expectSameStep(const StepSample& a, const engine::StepRecord& b) {
     EXPECT_EQ(a.step, b.step);
     EXPECT_EQ(a.epoch, b.epoch);
     EXPECT_EQ(a.loss, b.loss);

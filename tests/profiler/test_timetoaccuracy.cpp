@@ -115,7 +115,7 @@ TEST(TimeToAccuracy, ARunWithoutEvaluationsNeverReachesAndHasNoBestAccuracy) {
 }
 
 TEST(TimeToAccuracy, OnlyTestEvaluationsCount) {
-    engine::StepRecord s;
+    StepSample s;
     s.step = 1;
     s.step_seconds = 2.0;
     engine::EvalRecord train;

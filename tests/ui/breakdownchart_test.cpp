@@ -1,8 +1,12 @@
 // BreakdownChart: stacked per-category means over windows of steps, zero categories left out,
-// zoom re-windows, and the tooltip names the band with its seconds and share of the step.
+// zoom re-windows, and the tooltip names the band with its seconds and share of the step. Each step
+// phase (the categories RunHistory makes from kStepPhases) has a colour of its own.
 #include "charttestutil.h"
+#include "profiler/verdict/stepsample.h"
 #include "ui/charts/breakdownchart.h"
+#include "ui/charts/chartstyle.h"
 
+#include <QSet>
 #include <QtCharts/QAreaSeries>
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QValueAxis>
@@ -89,6 +93,20 @@ private slots:
         QCOMPARE(rows.size(), 2001);
         QCOMPARE(rows[0], "step,input (s),forward (s),backward (s),communication (s),checkpoint (s)");
         QCOMPARE(rows[1001], "1001,0.012,0.006,0.01,0,0");
+    }
+
+    void everyStepPhaseHasAColourOfItsOwn() {
+        for (bool dark : {false, true}) {
+            QSet<QRgb> seen;
+            for (const trainbench::profiler::StepPhase& p : trainbench::profiler::kStepPhases) {
+                const QString name = QString::fromLatin1(p.name.data(), static_cast<qsizetype>(p.name.size()));
+                // A name chartstyle does not know gets a palette colour that changes with the fallback.
+                const QColor colour = chartstyle::categoryColor(name, 0, dark);
+                QVERIFY2(colour == chartstyle::categoryColor(name, 1, dark), qPrintable(name + " has no colour"));
+                QVERIFY2(!seen.contains(colour.rgb()), qPrintable(name + " shares its colour"));
+                seen.insert(colour.rgb());
+            }
+        }
     }
 
     void liveSnapshotsKeepTheirAreas() {

@@ -47,7 +47,7 @@ private slots:
         a.row.final_accuracy = 0.875;
         a.row.verdict = "input (high)";
         for (int s = 1; s <= 4; ++s) {
-            engine::StepRecord r;
+            profiler::StepSample r;
             r.step = s;
             r.step_seconds = 0.010;
             r.input_seconds = 0.004;

@@ -32,33 +32,27 @@ void CompareSummaryModel::setRuns(std::vector<RunFigures> runs) {
     add(tr("throughput"), tr("Samples per second in steady state"),
         [](const RunFigures& r) { return format::throughput(r.row.throughput); });
     add(tr("training time"), {}, [](const RunFigures& r) { return format::duration(r.row.train_seconds); });
-    // Where a step's time goes: mean seconds per step over the recorded steps, and its share.
-    struct Part {
-        const char* name;
-        double engine::StepRecord::*field;
-        const char* tip;
-    };
-    static const Part parts[] = {
-        {"step time", &engine::StepRecord::step_seconds, "Mean wall time of a training step"},
-        {"  input wait", &engine::StepRecord::input_seconds, "Waiting for the batch"},
-        {"  forward", &engine::StepRecord::forward_seconds, "Forward pass and loss"},
-        {"  backward", &engine::StepRecord::backward_seconds, "Backward pass"},
-        {"  optimizer", &engine::StepRecord::optimizer_seconds, "Parameter updates"},
-        {"  communication", &engine::StepRecord::exposed_comm_seconds, "Blocked on the gradient exchange"},
-        {"  other", &engine::StepRecord::other_seconds, "Bookkeeping, handing work to workers"}};
-    for (const Part& p : parts) {
-        add(tr(p.name), tr(p.tip), [&p](const RunFigures& r) -> QString {
-            if (r.steps.empty()) return {};
-            double sum = 0, total = 0;
-            for (const auto& s : r.steps) {
-                sum += s.*(p.field);
-                total += s.step_seconds;
-            }
-            const double mean = sum / static_cast<double>(r.steps.size());
-            if (p.field == &engine::StepRecord::step_seconds) return format::duration(mean);
-            return format::duration(mean) + QStringLiteral("  (") + format::percent(total > 0 ? sum / total : 0.0) +
-                   QStringLiteral(")");
-        });
+    // Where a step's time goes: mean seconds per step over the recorded steps, and each in-step
+    // phase's mean and share.
+    add(tr("step time"), tr("Mean wall time of a training step"), [](const RunFigures& r) -> QString {
+        if (r.steps.empty()) return {};
+        double total = 0;
+        for (const auto& s : r.steps) total += s.step_seconds;
+        return format::duration(total / static_cast<double>(r.steps.size()));
+    });
+    for (const profiler::StepPhase& p : profiler::kInStepPhases) {
+        add(QStringLiteral("  ") + tr(std::string(p.compareName).c_str()), tr(std::string(p.description).c_str()),
+            [&p](const RunFigures& r) -> QString {
+                if (r.steps.empty()) return {};
+                double sum = 0, total = 0;
+                for (const auto& s : r.steps) {
+                    sum += s.*p.seconds;
+                    total += s.step_seconds;
+                }
+                const double mean = sum / static_cast<double>(r.steps.size());
+                return format::duration(mean) + QStringLiteral("  (") +
+                       format::percent(total > 0 ? sum / total : 0.0) + QStringLiteral(")");
+            });
     }
     endResetModel();
 }

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "profiler/store/runrow.h"
-#include "engine/telemetry/runrecords.h"
+#include "profiler/verdict/stepsample.h"
 
 namespace trainbench::ui {
 
@@ -17,7 +17,7 @@ class CompareSummaryModel : public QAbstractTableModel {
 public:
     struct RunFigures {
         profiler::RunRow row;
-        std::vector<engine::StepRecord> steps;
+        std::vector<profiler::StepSample> steps;
     };
 
     explicit CompareSummaryModel(QObject* parent = nullptr);

@@ -40,7 +40,7 @@ using RunListPtr = std::shared_ptr<const RunList>;
 struct RunUpdate {
     profiler::RunRow row;
     bool reset = false;
-    std::vector<engine::StepRecord> newSteps;       // steps after the previous update's last
+    std::vector<profiler::StepSample> newSteps;     // steps after the previous update's last
     std::vector<engine::EvalRecord> evals;           // all of them (few)
     std::vector<std::pair<std::string, std::string>> attributes;
     std::vector<profiler::OpStatRow> opStats;

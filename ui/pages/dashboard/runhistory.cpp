@@ -77,22 +77,10 @@ BreakdownDataPtr RunHistory::breakdown() const {
     auto d = std::make_shared<BreakdownData>();
     const size_t n = steps_.size();
     d->steps.reserve(n);
-    struct Cat {
-        const char* name;
-        double engine::StepRecord::*field;
-    };
-    static const Cat cats[] = {{"input", &engine::StepRecord::input_seconds},
-                               {"forward", &engine::StepRecord::forward_seconds},
-                               {"backward", &engine::StepRecord::backward_seconds},
-                               {"optimizer", &engine::StepRecord::optimizer_seconds},
-                               {"communication", &engine::StepRecord::exposed_comm_seconds},
-                               {"other", &engine::StepRecord::other_seconds},
-                               {"evaluation", &engine::StepRecord::eval_seconds},
-                               {"checkpoint", &engine::StepRecord::checkpoint_seconds}};
-    for (const Cat& c : cats) {
-        BreakdownCategory category{QString::fromLatin1(c.name), {}};
+    for (const profiler::StepPhase& phase : profiler::kStepPhases) {
+        BreakdownCategory category{QString::fromLatin1(phase.name.data(), static_cast<qsizetype>(phase.name.size())), {}};
         category.seconds.reserve(n);
-        for (const auto& s : steps_) category.seconds.push_back(s.*(c.field));
+        for (const auto& s : steps_) category.seconds.push_back(s.*phase.seconds);
         d->categories.push_back(std::move(category));
     }
     for (const auto& s : steps_) d->steps.push_back(static_cast<double>(s.step));
