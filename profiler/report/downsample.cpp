@@ -1,5 +1,7 @@
 #include "profiler/report/downsample.h"
 
+#include "profiler/format/downsample.h"
+
 #include <cmath>
 #include <limits>
 
@@ -13,26 +15,15 @@ size_t begin(size_t k, size_t n, size_t buckets) { return k * n / buckets; }
 }  // namespace
 
 std::vector<ChartPoint> minMaxBuckets(const std::vector<ChartPoint>& points, size_t buckets) {
-    const size_t n = points.size();
-    if (buckets == 0 || n <= 2 * buckets) return points;
+    if (buckets == 0 || points.size() <= 2 * buckets) return points;
+    const std::span<const ChartPoint> all(points);
+    const MinMaxOptions options{.buckets = buckets, .by = Bucketing::EqualCount, .gaps = true};
+    const auto kept = minMaxIndices(
+        all, IndexRange{0, all.size()}, options, [](const ChartPoint& p) { return p.x; },
+        [](const ChartPoint& p) { return p.y; });
     std::vector<ChartPoint> out;
-    out.reserve(2 * buckets);
-    for (size_t k = 0; k < buckets; ++k) {
-        size_t lo = n, hi = n;
-        for (size_t i = begin(k, n, buckets); i < begin(k + 1, n, buckets); ++i) {
-            if (!std::isfinite(points[i].y)) continue;
-            if (lo == n || points[i].y < points[lo].y) lo = i;
-            if (hi == n || points[i].y > points[hi].y) hi = i;
-        }
-        if (lo == n) {
-            out.push_back({points[begin(k, n, buckets)].x, std::numeric_limits<double>::quiet_NaN()});
-        } else if (lo == hi) {
-            out.push_back(points[lo]);
-        } else {
-            out.push_back(points[std::min(lo, hi)]);
-            out.push_back(points[std::max(lo, hi)]);
-        }
-    }
+    out.reserve(kept.size());
+    for (const size_t i : kept) out.push_back(points[i]);
     return out;
 }
 

@@ -95,20 +95,6 @@ private slots:
         QCOMPARE(r.end, size_t(4));
     }
 
-    void lttbKeepsEndsAndCount() {
-        const auto points = noisy(10'000, 4);
-        const QList<QPointF> out = lttb(points, 500);
-        QCOMPARE(out.size(), 500);
-        QCOMPARE(out.front(), points.front());
-        QCOMPARE(out.back(), points.back());
-        QVERIFY(std::is_sorted(out.begin(), out.end(), [](auto& a, auto& b) { return a.x() < b.x(); }));
-        // A lone spike is the largest triangle of its bucket: LTTB keeps it.
-        auto spiky = noisy(10'000, 5);
-        spiky[5'000].setY(50.0);
-        QVERIFY(lttb(spiky, 300).contains(spiky[5'000]));
-        QCOMPARE(lttb(points, 20'000).size(), 10'000);
-    }
-
     void bandIsMeanMinMaxOnTheCommonGrid() {
         const std::vector<Series> seeds = {Series::make("a", {{0, 1}, {10, 3}, {20, 5}}),
                                            Series::make("b", {{0, 3}, {10, 5}, {20, 7}}),
