@@ -37,7 +37,7 @@ const char* metricName(DataScalingMetric metric) {
     return metric == DataScalingMetric::TestError ? "test error" : "test loss";
 }
 
-DataScalingRun dataScalingRun(const RunRow& run, const std::vector<engine::EvalRecord>& evals) {
+DataScalingRun dataScalingRun(const RunRow& run, const std::vector<EvalSample>& evals) {
     DataScalingRun d;
     d.id = run.id.value;
     d.name = run.name;

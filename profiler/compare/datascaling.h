@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/telemetry/runrecords.h"
+#include "profiler/store/evalsample.h"
 #include "profiler/compare/powerlaw.h"
 #include "profiler/store/runrow.h"
 
@@ -33,7 +33,7 @@ struct DataScalingRun {
 };
 
 // From a run's row and its evaluations (only the "test" split is used).
-DataScalingRun dataScalingRun(const RunRow& run, const std::vector<engine::EvalRecord>& evals);
+DataScalingRun dataScalingRun(const RunRow& run, const std::vector<EvalSample>& evals);
 
 struct DataScalingPoint {
     int64_t examples = 0;

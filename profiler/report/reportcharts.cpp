@@ -20,13 +20,13 @@ namespace {
 std::string idPrefix(const RunRow& r) { return "run-" + std::to_string(r.id.value) + "-"; }
 
 // Evaluations by split, "test" first (the split the store's accuracy columns describe).
-std::map<std::string, std::vector<const engine::EvalRecord*>> evalsBySplit(const std::vector<engine::EvalRecord>& evals) {
-    std::map<std::string, std::vector<const engine::EvalRecord*>> out;
+std::map<std::string, std::vector<const EvalSample*>> evalsBySplit(const std::vector<EvalSample>& evals) {
+    std::map<std::string, std::vector<const EvalSample*>> out;
     for (const auto& e : evals) out[e.split].push_back(&e);
     return out;
 }
 
-std::vector<std::string> splitOrder(const std::map<std::string, std::vector<const engine::EvalRecord*>>& bySplit) {
+std::vector<std::string> splitOrder(const std::map<std::string, std::vector<const EvalSample*>>& bySplit) {
     std::vector<std::string> order;
     if (bySplit.count("test")) order.push_back("test");
     for (const auto& [split, _] : bySplit)

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "engine/instrument/opstats.h"
-#include "engine/telemetry/runrecords.h"
+#include "profiler/store/evalsample.h"
 #include "profiler/machine/machineinfo.h"
 #include "profiler/store/runrow.h"
 #include "profiler/verdict/stepsample.h"
@@ -20,7 +20,7 @@ namespace trainbench::profiler {
 struct RunReport {
     RunRow run;
     std::vector<StepSample> steps;          // in step order
-    std::vector<engine::EvalRecord> evals;  // in the order they were recorded
+    std::vector<EvalSample> evals;  // in the order they were recorded
     std::optional<Verdict> verdict;         // nullopt: the run was never classified
     std::vector<engine::prof::OpRow> ops;   // per-op statistics of the lowest rank that has them
     std::optional<MachineRoofs> roofs;      // the roofline of the run's host, if it was calibrated

@@ -315,15 +315,15 @@ std::vector<std::pair<std::string, std::string>> RunStore::attributes(RunId id) 
     return out;
 }
 
-std::vector<engine::EvalRecord> RunStore::evals(RunId id) {
+std::vector<EvalSample> RunStore::evals(RunId id) {
     Statement& query = db_->cached(
         "SELECT step, epoch, split, loss, accuracy, samples, eval_seconds, wall_seconds "
         "FROM evals WHERE run_id = ?1 ORDER BY rowid");
     Statement::ResetGuard guard(query);
     query.bindInt(1, id.value);
-    std::vector<engine::EvalRecord> evals;
+    std::vector<EvalSample> evals;
     while (query.step()) {
-        engine::EvalRecord& e = evals.emplace_back();
+        EvalSample& e = evals.emplace_back();
         e.step = query.columnInt(0);
         e.epoch = query.columnInt(1);
         e.split = query.columnText(2);

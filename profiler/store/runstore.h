@@ -10,6 +10,7 @@
 
 #include "engine/instrument/opstats.h"
 #include "engine/telemetry/runrecords.h"
+#include "profiler/store/evalsample.h"
 #include "profiler/store/processidentity.h"
 #include "profiler/store/runid.h"
 #include "profiler/store/runrow.h"
@@ -89,7 +90,7 @@ public:
     // Committed steps in step order; with afterStep, only steps > afterStep (to follow a live run).
     std::vector<StepSample> steps(RunId id, int64_t afterStep = 0);
     // Committed evaluations in the order they were recorded.
-    std::vector<engine::EvalRecord> evals(RunId id);
+    std::vector<EvalSample> evals(RunId id);
     // Per-step input-pipeline stage figures, by step then stage name.
     std::vector<InputStageRow> inputStages(RunId id);
     // Per-replica step breakdown (data-parallel runs), by step then rank.

@@ -19,12 +19,12 @@ std::optional<double> RunTimeToAccuracy::costWithPretraining() const {
 }
 
 RunTimeToAccuracy timeToAccuracy(const RunRow& run, const std::vector<StepSample>& steps,
-                                 const std::vector<engine::EvalRecord>& evals, TargetAccuracy target) {
+                                 const std::vector<EvalSample>& evals, TargetAccuracy target) {
     RunTimeToAccuracy r;
     r.run = run.id;
     double evalSeconds = 0.0;
-    const engine::EvalRecord* first = nullptr;
-    for (const engine::EvalRecord& e : evals) {
+    const EvalSample* first = nullptr;
+    for (const EvalSample& e : evals) {
         if (e.split != "test") continue;
         ++r.evaluations;
         r.best_accuracy = std::max(r.best_accuracy.value_or(e.accuracy), e.accuracy);

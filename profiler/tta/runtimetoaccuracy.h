@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/telemetry/runrecords.h"
+#include "profiler/store/evalsample.h"
 #include "profiler/tta/pretraining.h"
 #include "profiler/tta/targetaccuracy.h"
 #include "profiler/store/runrow.h"
@@ -38,6 +38,6 @@ struct RunTimeToAccuracy {
 
 // From the run's recorded steps (in step order) and evaluations; only "test" evaluations count.
 RunTimeToAccuracy timeToAccuracy(const RunRow& run, const std::vector<StepSample>& steps,
-                                 const std::vector<engine::EvalRecord>& evals, TargetAccuracy target);
+                                 const std::vector<EvalSample>& evals, TargetAccuracy target);
 
 }  // namespace trainbench::profiler

@@ -48,7 +48,7 @@ void checkSteps(profiler::RunStore& store, const profiler::RunRow& run, CrashRep
         }
     }
     const int64_t last = steps.empty() ? 0 : steps.back().step;
-    for (const engine::EvalRecord& e : store.evals(run.id))
+    for (const profiler::EvalSample& e : store.evals(run.id))
         if (steps.empty() || e.step < first || e.step > last)
             report.violation(who + ": evaluation at step " + std::to_string(e.step) + ", which is not recorded (steps " +
                              (steps.empty() ? "none" : std::to_string(first) + "-" + std::to_string(last)) + ")");

@@ -122,6 +122,27 @@ TEST(FolderLayers, TheGuiIncludesNoEngineHeader) {
     EXPECT_TRUE(violations.empty()) << "ui/ including engine/:" << all;
 }
 
+// Nor does it name an engine type it could only get through a profiler header (an EvalRecord from
+// RunStore::evals): it reads profiler::EvalSample and profiler::StepSample.
+TEST(FolderLayers, TheGuiNamesNoEngineType) {
+    static const std::regex engineName(R"re(\bengine::)re");
+    std::set<std::string> violations;
+    for (const auto& entry : fs::recursive_directory_iterator(kSource / "ui")) {
+        const std::string ext = entry.path().extension().string();
+        if (!entry.is_regular_file() || (ext != ".h" && ext != ".cpp")) continue;
+        std::ifstream in(entry.path());
+        std::string line;
+        for (int number = 1; std::getline(in, line); ++number) {
+            const std::string code = line.substr(0, line.find("//"));
+            if (std::regex_search(code, engineName))
+                violations.insert(fs::relative(entry.path(), kSource).string() + ":" + std::to_string(number) + ": " + line);
+        }
+    }
+    std::string all;
+    for (const std::string& v : violations) all += "\n  " + v;
+    EXPECT_TRUE(violations.empty()) << "ui/ naming engine:: types:" << all;
+}
+
 // Within app and ui, folders need no fixed order, but none may import a folder that imports it
 // back, directly or through others. (profiler/ is not there yet: its machine caches live in the
 // run store's tables, so profiler/machine and profiler/store still use each other.)

@@ -56,7 +56,7 @@ TEST(CliDiskFull, StoreFillingUpMidRunFailsTheRunNamingTheFullDiskAndKeepsEveryC
         EXPECT_GT(steps.size(), 0u) << "the batches committed before the disk filled up are lost";
         EXPECT_EQ(failed.steps, std::optional<int64_t>(static_cast<int64_t>(steps.size())));
         expectContiguousSteps(steps);
-        for (const engine::EvalRecord& e : store.evals(failed.id)) EXPECT_LE(e.step, static_cast<int64_t>(steps.size()));
+        for (const profiler::EvalSample& e : store.evals(failed.id)) EXPECT_LE(e.step, static_cast<int64_t>(steps.size()));
         EXPECT_EQ(runs[1].status, profiler::RunStatus::Completed);
         EXPECT_EQ(static_cast<int64_t>(store.steps(runs[1].id).size()), runs[1].steps.value_or(-1));
     }

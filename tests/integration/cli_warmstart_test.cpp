@@ -32,7 +32,7 @@ std::string writeFile(const std::filesystem::path& path, const std::string& name
 struct Recorded {
     profiler::RunRow row;
     std::vector<profiler::StepSample> steps;
-    std::vector<engine::EvalRecord> evals;
+    std::vector<profiler::EvalSample> evals;
     std::map<std::string, std::string> attributes;
 };
 
@@ -89,7 +89,7 @@ Recorded* CliWarmStart::source_ = nullptr;
 TEST_F(CliWarmStart, StartsWhereTheSourceEndedFarAheadOfTheSameRunFromScratch) {
     ASSERT_EQ(source_->row.steps, 32);
     ASSERT_FALSE(source_->evals.empty());
-    const engine::EvalRecord& sourceEnd = source_->evals.back();
+    const profiler::EvalSample& sourceEnd = source_->evals.back();
     ASSERT_GT(sourceEnd.accuracy, 0.4) << "one epoch learns something";
 
     ASSERT_EQ(runCli({"run", target("scratch"), "--db", db_, "-q"}, dir_->path).exitCode, 0);
@@ -170,7 +170,7 @@ TEST_F(CliWarmStart, AnotherModelOrAMissingSourceFailsBeforeTraining) {
 // part of the batch, is the source's too: a replica left at random parameters would lift it by
 // more than a unit (from scratch it is about 3.5).
 TEST_F(CliWarmStart, EveryStrategyStartsFromTheSource) {
-    const engine::EvalRecord& sourceEnd = source_->evals.back();
+    const profiler::EvalSample& sourceEnd = source_->evals.back();
     double singleFirstLoss = 0;
     const std::vector<std::pair<std::string, std::string>> strategies = {
         {"single", R"("strategy": {"type": "single"})"},

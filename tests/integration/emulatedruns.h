@@ -30,7 +30,7 @@ inline std::string experiment(const std::string& name, const std::string& strate
 struct Recorded {
     profiler::RunRow row;
     std::vector<profiler::StepSample> steps;
-    std::vector<engine::EvalRecord> evals;
+    std::vector<profiler::EvalSample> evals;
 };
 
 inline Recorded runOne(const TempDir& tmp, const std::string& db, const std::string& name, const std::string& body) {

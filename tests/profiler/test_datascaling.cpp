@@ -26,8 +26,8 @@ RunRow row(int64_t id, const std::string& name, double fraction, int seed, int64
     return r;
 }
 
-engine::EvalRecord eval(const std::string& split, double loss) {
-    engine::EvalRecord e;
+EvalSample eval(const std::string& split, double loss) {
+    EvalSample e;
     e.split = split;
     e.loss = loss;
     return e;

@@ -34,7 +34,7 @@ void expectSameStep(const StepSample& a, const engine::StepRecord& b) {
     EXPECT_EQ(a.wait_seconds, b.wait_seconds);
 }
 
-void expectSameEval(const engine::EvalRecord& a, const engine::EvalRecord& b) {
+void expectSameEval(const EvalSample& a, const engine::EvalRecord& b) {
     EXPECT_EQ(a.step, b.step);
     EXPECT_EQ(a.epoch, b.epoch);
     EXPECT_EQ(a.split, b.split);

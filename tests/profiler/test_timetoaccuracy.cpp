@@ -118,7 +118,7 @@ TEST(TimeToAccuracy, OnlyTestEvaluationsCount) {
     StepSample s;
     s.step = 1;
     s.step_seconds = 2.0;
-    engine::EvalRecord train;
+    EvalSample train;
     train.step = 1;
     train.split = "train";
     train.accuracy = 0.99;

@@ -41,7 +41,7 @@ struct RunUpdate {
     profiler::RunRow row;
     bool reset = false;
     std::vector<profiler::StepSample> newSteps;     // steps after the previous update's last
-    std::vector<engine::EvalRecord> evals;           // all of them (few)
+    std::vector<profiler::EvalSample> evals;           // all of them (few)
     std::vector<std::pair<std::string, std::string>> attributes;
     std::vector<profiler::OpStatRow> opStats;
     std::optional<profiler::Verdict> verdict;

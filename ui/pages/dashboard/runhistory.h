@@ -34,7 +34,7 @@ public:
     bool empty() const { return steps_.empty(); }
     const profiler::RunRow& row() const { return row_; }
     const std::vector<profiler::StepSample>& steps() const { return steps_; }
-    const std::vector<engine::EvalRecord>& evals() const { return evals_; }
+    const std::vector<profiler::EvalSample>& evals() const { return evals_; }
     const std::optional<profiler::Verdict>& verdict() const { return verdict_; }
     std::optional<std::string> attribute(const std::string& key) const;
 
@@ -53,7 +53,7 @@ public:
 private:
     profiler::RunRow row_;
     std::vector<profiler::StepSample> steps_;
-    std::vector<engine::EvalRecord> evals_;
+    std::vector<profiler::EvalSample> evals_;
     std::vector<std::pair<std::string, std::string>> attributes_;
     std::optional<profiler::Verdict> verdict_;
 };
