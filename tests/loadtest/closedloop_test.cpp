@@ -1,0 +1,116 @@
+// SingleStream and the concurrency sweep on loopback, the per-query breakdown from the server's
+// X-Trainbench-Timing header, the perf_analyzer CSV and the JSON result.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "app/loadtest/loadtest.h"
+#include "app/loadtest/perfcsv.h"
+#include "app/loadtest/resultjson.h"
+#include "loopbackoptions.h"
+#include "testpredictserver.h"
+
+namespace trainbench::app::loadtest {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(SingleStream, BreaksEachQueryDownWithTheServersTimingHeader) {
+    testing::TestPredictServer server({.serviceTime = 2ms, .timingHeader = true});
+    LoadTestOptions o = testing::loopbackOptions(server.port());
+    o.scenario = Scenario::SingleStream;
+    o.minQueryCount = 50;
+    o.minDuration = 200ms;
+    const ScenarioResult r = runLoadTest(o).runs.at(0);
+    ASSERT_EQ(r.failed, 0) << r.firstError;
+    EXPECT_GE(r.completed, 50);
+    EXPECT_EQ(r.boundPercentile, 90.0);
+    EXPECT_EQ(r.breakdown.withServerTiming, r.completed);
+    EXPECT_DOUBLE_EQ(r.breakdown.serverCompute, 2000.0);  // what the header said
+    EXPECT_GE(r.breakdown.network, 0.0);                   // the server really slept 2 ms of the wire time
+    const LatencyBreakdown& b = r.breakdown;
+    const double parts = b.clientSend + b.network + b.serverQueue + b.serverBatch + b.serverDecode + b.serverCompute +
+                         b.serverEncode + b.clientRecv;
+    EXPECT_NEAR(parts, r.latency.mean, r.latency.mean * 0.01);
+    // One query at a time: a single connection, and no query ever waited for it.
+    EXPECT_EQ(r.connections, 1);
+    EXPECT_EQ(server.requests(), r.completed);
+}
+
+TEST(ConcurrencySweep, WritesPerfAnalyzersCsvColumns) {
+    testing::TestPredictServer server({.serviceTime = 1ms, .timingHeader = true});
+    LoadTestOptions o = testing::loopbackOptions(server.port());
+    o.scenario = Scenario::ConcurrencySweep;
+    o.concurrency = {1, 2, 4};
+    o.minQueryCount = 30;
+    o.minDuration = 200ms;
+    const LoadTestResult result = runLoadTest(o);
+    ASSERT_EQ(result.runs.size(), 3u);
+    for (const ScenarioResult& r : result.runs) EXPECT_EQ(r.failed, 0) << r.firstError;
+    std::istringstream csv(perfAnalyzerCsv(result));
+    std::string line;
+    std::getline(csv, line);
+    // perf_analyzer's header, as its documentation shows it.
+    EXPECT_EQ(line,
+              "Concurrency,Inferences/Second,Client Send,Network+Server Send/Recv,Server Queue,Server Compute Input,"
+              "Server Compute Infer,Server Compute Output,Client Recv,p50 latency,p90 latency,p95 latency,p99 latency");
+    double previous = -1;
+    int rows = 0;
+    while (std::getline(csv, line)) {
+        ++rows;
+        EXPECT_EQ(std::count(line.begin(), line.end(), ','), 12) << line;
+        const double rate = std::stod(line.substr(line.find(',') + 1));
+        EXPECT_GE(rate, previous) << "rows sorted by Inferences/Second";
+        previous = rate;
+    }
+    EXPECT_EQ(rows, 3);
+    const auto doc = resultJson(result);
+    EXPECT_EQ(doc["kind"], "serve");
+    EXPECT_EQ(doc["settings"]["scenario"], "concurrency");
+    EXPECT_EQ(doc["runs"].size(), 3u);
+    EXPECT_TRUE(doc["runs"][0]["per_second"].is_array());
+    EXPECT_TRUE(doc["runs"][0]["latency"].contains("p99.9_us"));
+}
+
+TEST(Offline, SendsEveryQueryAtOnceOverThePool) {
+    testing::TestPredictServer server({.serviceTime = 1ms});
+    LoadTestOptions o = testing::loopbackOptions(server.port());
+    o.scenario = Scenario::Offline;
+    o.minQueryCount = 200;
+    o.maxConnections = 8;
+    const ScenarioResult r = runLoadTest(o).runs.at(0);
+    ASSERT_EQ(r.failed, 0) << r.firstError;
+    EXPECT_EQ(r.completed, 200);
+    EXPECT_EQ(r.connections, 8);
+    // All were due at the start: the last to be answered waited for the other 199 (1 ms each).
+    EXPECT_GE(r.latency.max, 150'000.0);
+}
+
+TEST(LoadTest, AServerThatIsNotThereFailsWithItsAddressWithinTheConnectTimeout) {
+    uint16_t port = 0;
+    {
+        testing::TestPredictServer gone({});
+        port = gone.port();
+    }
+    LoadTestOptions o = testing::loopbackOptions(port);
+    o.client.connectTimeout = 1s;
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        runLoadTest(o);
+        FAIL() << "expected a LoadTestError";
+    } catch (const LoadTestError& e) {
+        EXPECT_NE(std::string(e.what()).find("127.0.0.1:" + std::to_string(port)), std::string::npos) << e.what();
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+}
+
+TEST(LoadTest, EmptyExamplesAreRefusedBeforeAnythingRuns) {
+    testing::TestPredictServer server({});
+    LoadTestOptions o = testing::loopbackOptions(server.port());
+    o.instancesPerQuery = 2;
+    o.examples.count = 0;  // invalid: refused before anything runs
+    EXPECT_THROW(runLoadTest(o), LoadTestError);
+}
+
+}  // namespace
+}  // namespace trainbench::app::loadtest

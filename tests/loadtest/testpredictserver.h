@@ -1,0 +1,33 @@
+#pragma once
+// A small real TensorFlow Serving-like predict server for the load generator's tests: Boost.Beast
+// on one io thread of its own, listening on loopback, answering each request after a known service
+// time spent on that thread (so requests queue behind each other, as on a single-worker server),
+// optionally stalling once, optionally with large answers and the X-Trainbench-Timing header.
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace trainbench::testing {
+
+struct TestPredictServerOptions {
+    std::chrono::microseconds serviceTime{0};
+    int64_t stallOnRequest = 0;              // the n-th request (1-based) takes stallFor more; 0: never
+    std::chrono::milliseconds stallFor{0};
+    int predictionFloats = 10;               // numbers per prediction: large answers cost the client to check
+    bool timingHeader = false;               // X-Trainbench-Timing with compute_us = the service time
+};
+
+class TestPredictServer {
+public:
+    explicit TestPredictServer(TestPredictServerOptions options);
+    ~TestPredictServer();  // stops the io thread, closes every connection
+    uint16_t port() const;
+    int64_t requests() const;  // answered so far
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
+}  // namespace trainbench::testing
