@@ -22,6 +22,7 @@ struct TestPredictServer::State {
     asio::io_context io;
     tcp::acceptor acceptor{io};
     std::atomic<int64_t> answered{0};
+    std::atomic<int64_t> busyNs{0}, served{0};
     int64_t seen = 0;  // io thread only
     std::string prediction;  // one instance's answer
     std::thread thread;
@@ -45,7 +46,10 @@ struct TestPredictServer::State {
             // The service time is spent on the server's only thread: everything else waits.
             auto busy = s.options.serviceTime;
             if (++s.seen == s.options.stallOnRequest) busy += s.options.stallFor;
+            const auto begin = std::chrono::steady_clock::now();
             if (busy.count() > 0) std::this_thread::sleep_for(busy);
+            s.busyNs += (std::chrono::steady_clock::now() - begin).count();
+            ++s.served;
             const auto doc = nlohmann::json::parse(request.body(), nullptr, false);
             const size_t instances = doc.is_object() && doc.contains("instances") ? doc["instances"].size() : 0;
             response = {};
@@ -98,5 +102,10 @@ TestPredictServer::~TestPredictServer() {
 
 uint16_t TestPredictServer::port() const { return state_->acceptor.local_endpoint().port(); }
 int64_t TestPredictServer::requests() const { return state_->answered.load(); }
+
+std::chrono::microseconds TestPredictServer::meanServiceTime() const {
+    const int64_t n = state_->served.load();
+    return std::chrono::microseconds(n ? state_->busyNs.load() / n / 1000 : 0);
+}
 
 }  // namespace trainbench::testing

@@ -24,6 +24,8 @@ public:
     ~TestPredictServer();  // stops the io thread, closes every connection
     uint16_t port() const;
     int64_t requests() const;  // answered so far
+    // The mean time a request really took on the server's thread (a loaded machine oversleeps).
+    std::chrono::microseconds meanServiceTime() const;
 
 private:
     struct State;
