@@ -1,17 +1,11 @@
 #include "app/loadtest/findmaxqps.h"
 
-#include <cstdio>
+#include "profiler/format/numberformat.h"
 
 namespace trainbench::app::loadtest {
 
 namespace {
-
-std::string qpsText(double qps) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4g", qps);
-    return buf;
-}
-
+std::string qpsText(double qps) { return profiler::fmtFixed(qps, 1); }
 }  // namespace
 
 QpsSearch findMaxQps(double startQps, double precision, int maxProbes,

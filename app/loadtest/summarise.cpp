@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
+
+#include "profiler/format/numberformat.h"
 
 namespace trainbench::app::loadtest {
 
@@ -71,12 +72,6 @@ std::vector<SecondPoint> perSecondOf(const std::vector<QueryRecord>& records) {
     return points;
 }
 
-std::string text(const char* format, double a, double b) {
-    char buf[200];
-    std::snprintf(buf, sizeof buf, format, a, b);
-    return buf;
-}
-
 ClientCheck clientCheckOf(const Measurement& m, const SummaryContext& c, double achievedQps) {
     ClientCheck check;
     check.threads = m.threads;
@@ -97,18 +92,19 @@ ClientCheck clientCheckOf(const Measurement& m, const SummaryContext& c, double 
         // (connectionWait), never for the client's thread to get round to them.
         if (check.issueLag.p99 > c.maxIssueLagUs) {
             check.clientBound = true;
-            check.reason = text("the client issued queries late: issue lag p99 %.0f us > %.0f us", check.issueLag.p99,
-                                c.maxIssueLagUs);
+            check.reason = "the client issued queries late: issue lag p99 " + profiler::fmtFixed(check.issueLag.p99, 0) +
+                           " us > " + profiler::fmtFixed(c.maxIssueLagUs, 0) + " us";
         } else if (achievedQps < kRateShare * c.targetQps && check.cpuShare >= kBusyShare) {
             check.clientBound = true;
-            check.reason = text("achieved %.1f QPS < 99 %% of the target while the client threads were busy %.0f %%",
-                                achievedQps, check.cpuShare * 100);
+            check.reason = "achieved " + profiler::fmtFixed(achievedQps, 1) +
+                           " QPS < 99 % of the target while the client threads were busy " +
+                           profiler::fmtPercent(check.cpuShare, 0);
         }
     } else if (check.cpuShare >= kBusyShare) {
         // Closed loop and Offline: a client that is always busy is what limited the outstanding queries.
         check.clientBound = true;
-        check.reason = text("the client threads were busy %.0f %% of the run (>= %.0f %%)", check.cpuShare * 100,
-                            kBusyShare * 100);
+        check.reason = "the client threads were busy " + profiler::fmtPercent(check.cpuShare, 0) + " of the run (>= " +
+                       profiler::fmtPercent(kBusyShare, 0) + ")";
     }
     return check;
 }
