@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "app/loadtest/arrivals.h"
 #include "app/loadtest/summarise.h"
@@ -58,9 +59,22 @@ ScenarioResult offline(const LoadTestOptions& o, const RequestSet& requests) {
     return summarise(measure(o.target, requests, plan, o.client), c);
 }
 
+// Caps before anything is allocated or opened: the requests built, the connections and threads.
+constexpr int kMaxInstancesPerQuery = 65'536;  // TF Serving's largest batch is far below; so is serve's
+constexpr int64_t kMaxSamples = 65'536;
+constexpr int kMaxConnections = 4'096;          // also the sweep's highest level: one connection per stream
+constexpr int kMaxClientThreads = 256;
+
 void validate(const LoadTestOptions& o) {
     if (o.examples.count <= 0) throw LoadTestError("no examples to send: give an IDX file of images");
-    if (o.instancesPerQuery < 1) throw LoadTestError("instances per query must be at least 1");
+    if (o.instancesPerQuery < 1 || o.instancesPerQuery > kMaxInstancesPerQuery)
+        throw LoadTestError("instances per query must be in 1.." + std::to_string(kMaxInstancesPerQuery));
+    if (o.samples < 1 || o.samples > kMaxSamples)
+        throw LoadTestError("samples must be in 1.." + std::to_string(kMaxSamples));
+    if (o.maxConnections < 1 || o.maxConnections > kMaxConnections)
+        throw LoadTestError("max connections must be in 1.." + std::to_string(kMaxConnections));
+    if (o.client.threads < 1 || o.client.threads > kMaxClientThreads)
+        throw LoadTestError("client threads must be in 1.." + std::to_string(kMaxClientThreads));
     if (o.minQueryCount < 1 || o.maxQueryCount < o.minQueryCount)
         throw LoadTestError("the query counts must satisfy 1 <= min <= max");
     if (o.maxDuration <= o.minDuration) throw LoadTestError("the maximum duration must exceed the minimum duration");
@@ -68,8 +82,9 @@ void validate(const LoadTestOptions& o) {
         throw LoadTestError("the Server scenario needs a target QPS above 0");
     if (o.latencyPercentile <= 0 || o.latencyPercentile > 100) throw LoadTestError("the latency percentile must be in (0, 100]");
     if (o.scenario == Scenario::ConcurrencySweep &&
-        (o.concurrency.empty() || *std::min_element(o.concurrency.begin(), o.concurrency.end()) < 1))
-        throw LoadTestError("the concurrency sweep needs levels of at least 1");
+        (o.concurrency.empty() || *std::min_element(o.concurrency.begin(), o.concurrency.end()) < 1 ||
+         *std::max_element(o.concurrency.begin(), o.concurrency.end()) > kMaxConnections))
+        throw LoadTestError("the concurrency sweep needs levels in 1.." + std::to_string(kMaxConnections));
 }
 
 }  // namespace

@@ -104,12 +104,32 @@ TEST(LoadTest, AServerThatIsNotThereFailsWithItsAddressWithinTheConnectTimeout) 
     EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
 }
 
-TEST(LoadTest, EmptyExamplesAreRefusedBeforeAnythingRuns) {
+TEST(LoadTest, ImpossibleSettingsAreRefusedBeforeAnythingRuns) {
     testing::TestPredictServer server({});
-    LoadTestOptions o = testing::loopbackOptions(server.port());
-    o.instancesPerQuery = 2;
-    o.examples.count = 0;  // invalid: refused before anything runs
-    EXPECT_THROW(runLoadTest(o), LoadTestError);
+    const auto refusal = [&](auto change) {
+        LoadTestOptions o = testing::loopbackOptions(server.port());
+        change(o);
+        try {
+            runLoadTest(o);
+        } catch (const LoadTestError& e) {
+            return std::string(e.what());
+        }
+        return std::string("(ran)");
+    };
+    EXPECT_NE(refusal([](LoadTestOptions& o) { o.examples.count = 0; }).find("no examples"), std::string::npos);
+    EXPECT_NE(refusal([](LoadTestOptions& o) { o.maxConnections = 100'000; }).find("max connections"), std::string::npos);
+    EXPECT_NE(refusal([](LoadTestOptions& o) {
+                  o.scenario = Scenario::ConcurrencySweep;
+                  o.concurrency = {1, 1'000'000};
+              }).find("concurrency sweep"),
+              std::string::npos);
+    EXPECT_NE(refusal([](LoadTestOptions& o) { o.client.threads = 0; }).find("client threads"), std::string::npos);
+    EXPECT_NE(refusal([](LoadTestOptions& o) {
+                  o.scenario = Scenario::Server;
+                  o.targetQps = 0;
+              }).find("target QPS"),
+              std::string::npos);
+    EXPECT_EQ(server.requests(), 0);
 }
 
 }  // namespace
