@@ -37,6 +37,18 @@ TEST(SingleStream, BreaksEachQueryDownWithTheServersTimingHeader) {
     EXPECT_EQ(server.requests(), r.completed);
 }
 
+TEST(SingleStream, AConnectionTheServerClosedBetweenRequestsIsReopenedAndTheRequestSentAgain) {
+    testing::TestPredictServer server({.dropAfterEachAnswer = true});
+    LoadTestOptions o = testing::loopbackOptions(server.port());
+    o.scenario = Scenario::SingleStream;
+    o.minQueryCount = 30;
+    o.minDuration = 100ms;
+    const ScenarioResult r = runLoadTest(o).runs.at(0);
+    EXPECT_EQ(r.failed, 0) << r.firstError;
+    EXPECT_GE(r.completed, 30);
+    EXPECT_EQ(server.requests(), r.completed);  // each request answered once: resent only when it had not arrived
+}
+
 TEST(ConcurrencySweep, WritesPerfAnalyzersCsvColumns) {
     testing::TestPredictServer server({.serviceTime = 1ms, .timingHeader = true});
     LoadTestOptions o = testing::loopbackOptions(server.port());

@@ -67,6 +67,7 @@ struct TestPredictServer::State {
             response.prepare_payload();
             http::async_write(stream, response, [self = shared_from_this()](beast::error_code ec, size_t) {
                 ++self->state.answered;
+                if (self->state.options.dropAfterEachAnswer) return self->stream.close();
                 if (!ec) self->read();
             });
         }

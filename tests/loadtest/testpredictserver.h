@@ -16,6 +16,9 @@ struct TestPredictServerOptions {
     std::chrono::milliseconds stallFor{0};
     int predictionFloats = 10;               // numbers per prediction: large answers cost the client to check
     bool timingHeader = false;               // X-Trainbench-Timing with compute_us = the service time
+    // Closes each connection after its answer without saying so (no "Connection: close"), as a
+    // server does whose keep-alive timeout struck between two requests.
+    bool dropAfterEachAnswer = false;
 };
 
 class TestPredictServer {
