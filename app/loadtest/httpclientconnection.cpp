@@ -50,6 +50,7 @@ void HttpClientConnection::exchange(const std::string& request, Clock::time_poin
     deadline_ = deadline;
     done_ = std::move(done);
     result_ = {};
+    reused_ = connected_;
     if (connected_) return send();
     connect(deadline, [this](const std::string& error) {
         if (!error.empty()) {
@@ -81,11 +82,7 @@ void HttpClientConnection::read() {
         const bool keepAlive = response.keep_alive();
         result_.body = std::move(response.body());
         parser_.reset();
-        if (keepAlive) {
-            reused_ = true;
-        } else {
-            close();
-        }
+        if (!keepAlive) close();
         std::exchange(done_, nullptr)(std::move(result_));
     });
 }

@@ -50,7 +50,9 @@ private:
     boost::beast::flat_buffer buffer_;
     std::optional<boost::beast::http::response_parser<boost::beast::http::string_body>> parser_;
     bool connected_ = false;
-    bool reused_ = false;  // a response came on this connection before: the server may have closed it since
+    // The exchange runs on a connection opened before it (by an earlier exchange or ahead of the
+    // measurement): the server may have closed it since, while it sat idle.
+    bool reused_ = false;
     const std::string* request_ = nullptr;
     Clock::time_point deadline_;
     HttpExchange result_;

@@ -49,6 +49,17 @@ TEST(SingleStream, AConnectionTheServerClosedBetweenRequestsIsReopenedAndTheRequ
     EXPECT_EQ(server.requests(), r.completed);  // each request answered once: resent only when it had not arrived
 }
 
+TEST(SingleStream, AWarmConnectionTheServerClosedBeforeTheFirstRequestIsReopened) {
+    testing::TestPredictServer server({.dropFirstConnection = true});
+    LoadTestOptions o = testing::loopbackOptions(server.port());
+    o.scenario = Scenario::SingleStream;
+    o.minQueryCount = 5;
+    o.minDuration = 10ms;
+    const ScenarioResult r = runLoadTest(o).runs.at(0);
+    EXPECT_EQ(r.failed, 0) << r.firstError;
+    EXPECT_GE(r.completed, 5);
+}
+
 TEST(ConcurrencySweep, WritesPerfAnalyzersCsvColumns) {
     testing::TestPredictServer server({.serviceTime = 1ms, .timingHeader = true});
     LoadTestOptions o = testing::loopbackOptions(server.port());

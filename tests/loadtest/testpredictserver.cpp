@@ -24,6 +24,7 @@ struct TestPredictServer::State {
     std::atomic<int64_t> answered{0};
     std::atomic<int64_t> busyNs{0}, served{0};
     int64_t seen = 0;  // io thread only
+    bool droppedFirst = false;  // io thread only
     std::string prediction;  // one instance's answer
     std::thread thread;
 
@@ -76,6 +77,11 @@ struct TestPredictServer::State {
     void accept() {
         acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
             if (ec) return;
+            if (options.dropFirstConnection && !droppedFirst) {
+                droppedFirst = true;
+                socket.close();
+                return accept();
+            }
             std::make_shared<Session>(*this, std::move(socket))->read();
             accept();
         });

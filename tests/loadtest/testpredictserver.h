@@ -19,6 +19,8 @@ struct TestPredictServerOptions {
     // Closes each connection after its answer without saying so (no "Connection: close"), as a
     // server does whose keep-alive timeout struck between two requests.
     bool dropAfterEachAnswer = false;
+    // Closes the first connection as soon as it is accepted, before any request (an idle timeout).
+    bool dropFirstConnection = false;
 };
 
 class TestPredictServer {
