@@ -97,26 +97,31 @@ HttpClientConnection* Driver::newConnection() {
 
 void Driver::warmUp() {
     const int n = std::min(plan_.warmConnections, plan_.maxConnections);
-    std::mutex mu;
-    std::condition_variable cv;
-    int pending = n;
-    std::string error;
+    // Shared with the connect handlers, which may outlive this call when it gives up waiting.
+    struct Waiting {
+        std::mutex mu;
+        std::condition_variable cv;
+        int pending = 0;
+        std::string error;
+    };
+    const auto w = std::make_shared<Waiting>();
+    w->pending = n;
     for (int i = 0; i < n; ++i) {
         HttpClientConnection* conn = newConnection();
         idle_.push_back(conn);
-        asio::post(io_, [&, conn] {
-            conn->connect(now() + limits_.connectTimeout, [&](std::string e) {
-                std::lock_guard lock(mu);
-                if (!e.empty() && error.empty()) error = e;
-                if (--pending == 0) cv.notify_all();
+        asio::post(io_, [this, w, conn] {
+            conn->connect(now() + limits_.connectTimeout, [w](std::string e) {
+                std::lock_guard lock(w->mu);
+                if (!e.empty() && w->error.empty()) w->error = e;
+                if (--w->pending == 0) w->cv.notify_all();
             });
         });
     }
-    std::unique_lock lock(mu);
+    std::unique_lock lock(w->mu);
     // The connects have the deadline; this wait only outlives them by a margin.
-    cv.wait_for(lock, limits_.connectTimeout + std::chrono::seconds(1), [&] { return pending == 0; });
-    if (pending != 0) throw LoadTestError("the warm connections did not finish connecting");
-    if (!error.empty()) throw LoadTestError(error);
+    w->cv.wait_for(lock, limits_.connectTimeout + std::chrono::seconds(1), [&] { return w->pending == 0; });
+    if (w->pending != 0) throw LoadTestError("the warm connections did not finish connecting");
+    if (!w->error.empty()) throw LoadTestError(w->error);
 }
 
 void Driver::scheduleNext() {
