@@ -48,18 +48,18 @@ TEST(ServerScenario, ASustainableRunAchievesTheTargetWithinOnePercent) {
     LoadTestOptions o = testing::loopbackOptions(server.port());
     o.scenario = Scenario::Server;
     o.targetQps = 200;
-    o.minDuration = 3s;
+    o.minDuration = 5s;  // 1 % of it is 50 ms: the slack a shared machine's last answer may need
     o.maxIssueLag = 20ms;  // a shared machine may delay a thread by a few ms; the rule's threshold is a setting
     const ScenarioResult r = runLoadTest(o).runs.at(0);
     ASSERT_EQ(r.failed, 0) << r.firstError;
-    EXPECT_EQ(r.completed, 600);
+    EXPECT_EQ(r.completed, 1000);
     EXPECT_NEAR(r.achievedQps, 200.0, 2.0);
     EXPECT_FALSE(r.client.clientBound) << r.client.reason;
-    EXPECT_EQ(server.requests(), 600);
+    EXPECT_EQ(server.requests(), 1000);
     // The per-second series covers the run and adds up to it.
     int64_t perSecond = 0;
     for (const SecondPoint& p : r.perSecond) perSecond += p.completed;
-    EXPECT_EQ(perSecond, 600);
+    EXPECT_EQ(perSecond, 1000);
 }
 
 TEST(ServerScenario, AClientThatCannotKeepTheScheduleReportsItselfAsTheBottleneck) {
