@@ -69,11 +69,21 @@ bool HttpConnection::readFailed(const error_code& ec) {
                  " bytes (max_header_bytes)");
     else if (ec == http::error::body_limit)
         fail(413, "body_too_large",
-             "the body" + (parser_->content_length() ? " of " + std::to_string(*parser_->content_length()) + " bytes" : std::string()) +
-                 " is over the limit of " + std::to_string(ctx_.options.limits.max_body_bytes) + " bytes (max_body_bytes)");
+             "the body" + announcedLength() + " is over the limit of " +
+                 std::to_string(ctx_.options.limits.max_body_bytes) + " bytes (max_body_bytes)");
     else
         fail(400, "malformed_http", "malformed HTTP request: " + ec.message());
     return true;
+}
+
+// " of 2000000 bytes" when the header announced it. Beast refuses a Content-Length over the body
+// limit while still in the header, before the header counts as done; the field is read directly.
+std::string HttpConnection::announcedLength() {
+    const auto field = parser_->get()[http::field::content_length];
+    if (field.empty() || field.size() > 19) return {};
+    for (char c : field)
+        if (c < '0' || c > '9') return {};
+    return " of " + std::string(field) + " bytes";
 }
 
 void HttpConnection::onHeader(const error_code& ec) {
@@ -84,6 +94,13 @@ void HttpConnection::onHeader(const error_code& ec) {
     if (parser_->is_done()) {
         disarm();
         return handle(parser_->get());
+    }
+    if (!reserveBody()) {
+        keepAlive_ = false;
+        return fail(503, "busy", "the server is reading " + std::to_string(ctx_.inflightBodyBytes.load()) +
+                                     " bytes of request bodies already (max_inflight_body_bytes " +
+                                     std::to_string(ctx_.options.limits.max_inflight_body_bytes) + "); try again later",
+                    "Retry-After: 1\r\n");
     }
     arm(ctx_.options.limits.body_timeout);
     const auto expect = parser_->get()[http::field::expect];
@@ -205,12 +222,32 @@ void HttpConnection::respond(int status, std::string_view contentType, std::stri
     ctx_.metrics.countResponse(status);
     if (predicting_) ctx_.metrics.observeLatency(micros(Clock::now() - headerAt_));
     predicting_ = false;
+    releaseBody();
     interim_ = false;  // the answer follows a "100 Continue" still being written: onSent() comes after both
     if (closed()) return;
     arm(ctx_.options.limits.write_timeout);
     std::string bytes = httpResponse(status, contentType, body, keepAlive_, headers);
     if (keepAlive_) send(std::move(bytes));
     else sendThenClose(std::move(bytes));
+}
+
+// The body's bytes count against the server's budget from its header until its answer: the
+// announced length, or max_body_bytes for a chunked body.
+bool HttpConnection::reserveBody() {
+    const auto length = parser_->content_length();
+    const int64_t want = length ? static_cast<int64_t>(*length) : ctx_.options.limits.max_body_bytes;
+    const int64_t before = ctx_.inflightBodyBytes.fetch_add(want);
+    if (before + want > ctx_.options.limits.max_inflight_body_bytes) {
+        ctx_.inflightBodyBytes.fetch_sub(want);
+        return false;
+    }
+    bodyBytes_ = want;
+    return true;
+}
+
+void HttpConnection::releaseBody() {
+    ctx_.inflightBodyBytes.fetch_sub(bodyBytes_);
+    bodyBytes_ = 0;
 }
 
 void HttpConnection::arm(std::chrono::milliseconds after) {
@@ -244,6 +281,7 @@ void HttpConnection::onSent() {
 
 void HttpConnection::onClosed() {
     disarm();
+    releaseBody();
     --ctx_.metrics.connectionsOpen;
 }
 

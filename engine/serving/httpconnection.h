@@ -34,6 +34,7 @@ private:
     void onHeader(const boost::system::error_code& ec);
     void onBody(const boost::system::error_code& ec);
     bool readFailed(const boost::system::error_code& ec);
+    std::string announcedLength();
     void handle(Request& request);
     void predict(std::string body);
     // On a request thread: decode, then schedule (or answer the failure).
@@ -44,6 +45,8 @@ private:
     void respond(int status, std::string_view contentType, std::string body, std::string headers = {});
     void fail(int status, const std::string& reason, const std::string& message, std::string headers = {});
 
+    bool reserveBody();
+    void releaseBody();
     void arm(std::chrono::milliseconds after);
     void disarm();
     void onHelloTimeout() override;
@@ -57,6 +60,7 @@ private:
     uint64_t timerGeneration_ = 0;
     bool keepAlive_ = true;
     bool interim_ = false;     // a "100 Continue" is being written, the body is being read
+    int64_t bodyBytes_ = 0;    // this request's share of ctx_.inflightBodyBytes
     bool predicting_ = false;  // the request in hand is a predict (its latency is observed)
     Clock::time_point headerAt_;
 };

@@ -2,6 +2,7 @@
 // What every connection of one ServingServer shares: the servable, the resolved options, the
 // metrics, the request threads and the batch scheduler. Owned by the server, which stops the
 // request threads and the scheduler before its io thread, so a connection's work never outlives it.
+#include <atomic>
 #include <memory>
 
 #include "engine/serving/batchscheduler.h"
@@ -23,6 +24,7 @@ struct ServingContext {
     ServingMetrics metrics;
     WorkPool requests;
     std::unique_ptr<BatchScheduler> scheduler;
+    std::atomic<int64_t> inflightBodyBytes{0};  // against limits.max_inflight_body_bytes
 };
 
 }  // namespace trainbench::engine::serving

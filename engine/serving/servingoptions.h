@@ -12,6 +12,10 @@ namespace trainbench::engine::serving {
 
 struct ServingLimits {
     int64_t max_body_bytes = 32 << 20;   // a longer body is answered 413 before it is read
+    // Body bytes of all requests being read or answered at once (a chunked body counts as
+    // max_body_bytes): a request whose body would pass it is answered 503 before it is read, so
+    // many clients sending large bodies at once cannot take the server's memory.
+    int64_t max_inflight_body_bytes = 512 << 20;
     int64_t max_header_bytes = 16 << 10;  // the request line and headers; more: 431
     // Connections open at once. One over it is closed at once; of those still waiting for their
     // first request's header, the longest idle (≥ 1 s) is closed to make room for a newcomer.

@@ -104,6 +104,39 @@ TEST(ServingAbuse, EveryBadRequestInTheCorpusGetsItsStatusAndMessage) {
     EXPECT_GE(cases, 20);
 }
 
+TEST(ServingAbuse, BodiesBeingReadAtOnceAreCappedTogether) {
+    ServingOptions o = test::smallOptions();
+    o.limits.max_body_bytes = 1000;
+    o.limits.max_inflight_body_bytes = 1500;
+    ServingServer server(test::denseServable(), o);
+    server.start();
+    std::string body = kGood;
+    body.resize(1000, ' ');
+    const std::string header = "POST /v1/models/dense:predict HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n";
+    const int slow = engine::test::connectToLoopback(server.port());
+    ASSERT_EQ(::send(slow, header.data(), header.size(), MSG_NOSIGNAL), static_cast<ssize_t>(header.size()));
+    // The slow client's 1000 bytes are reserved once its header is read: a second body of 1000 does not fit.
+    std::string refused;
+    ASSERT_TRUE(becomesTrue([&] {
+        refused = test::rawExchange(server.port(), header + body);
+        return refused.rfind("HTTP/1.1 503 ", 0) == 0;
+    }, 10s)) << refused;
+    EXPECT_NE(refused.find("max_inflight_body_bytes 1500"), std::string::npos) << refused;
+    ASSERT_EQ(::send(slow, body.data(), body.size(), MSG_NOSIGNAL), static_cast<ssize_t>(body.size()));
+    std::string answer;
+    char buf[4096];
+    pollfd p{slow, POLLIN, 0};
+    while (answer.find("predictions") == std::string::npos && ::poll(&p, 1, 10000) > 0) {
+        const ssize_t n = ::recv(slow, buf, sizeof buf, 0);
+        if (n <= 0) break;
+        answer.append(buf, static_cast<size_t>(n));
+    }
+    ::close(slow);
+    EXPECT_EQ(answer.rfind("HTTP/1.1 200 ", 0), 0u) << answer;
+    const std::string closing = "POST /v1/models/dense:predict HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 1000\r\n\r\n";
+    EXPECT_EQ(test::rawExchange(server.port(), closing + body).rfind("HTTP/1.1 200 ", 0), 0u) << "the budget was given back";
+}
+
 TEST(ServingAbuse, AHeaderTrickledByteByByteIsClosedAtTheHeaderDeadline) {
     ServingOptions o = test::smallOptions();
     o.limits.header_timeout = 1000ms;

@@ -111,6 +111,28 @@ TEST(ServingServer, AFullQueueAnswers503AtOnceAndTheQueuedRequestsStillSucceed) 
     EXPECT_EQ(server.metrics().errors("queue_full"), 1);
 }
 
+TEST(ServingServer, ABatchTimeoutLetsALaterRequestJoinAndPaddingRunsTheAllowedSize) {
+    ServingOptions o = test::smallOptions();
+    o.batching.batch_timeout_micros = 2'000'000;  // far longer than two clients take to send
+    o.batching.allowed_batch_sizes = {4, 8};
+    ServingServer server(test::denseServable(), o);
+    server.start();
+    const std::vector<float> a = {1, 2, 3, 4, 5, 6, 7, 8}, b = {-1, 0, 1, 2};
+    test::HttpReply ra, rb;
+    const auto start = std::chrono::steady_clock::now();
+    std::thread first([&] { ra = HttpClient(server.port()).request("POST", "/v1/models/dense:predict", test::instancesJson(a, 4)); });
+    std::thread second([&] { rb = HttpClient(server.port()).request("POST", "/v1/models/dense:predict", test::instancesJson(b, 4)); });
+    first.join();
+    second.join();
+    test::expectPredictions(ra, a);
+    test::expectPredictions(rb, b);
+    EXPECT_GE(std::chrono::steady_clock::now() - start, 2s) << "the underfull batch waited for its timeout";
+    for (const test::HttpReply* r : {&ra, &rb}) {
+        const std::string& timing = r->headers.at("X-Trainbench-Timing");
+        EXPECT_NE(timing.find(",batch=3,padded=4"), std::string::npos) << "one batch of 2 + 1 examples, padded to 4: " << timing;
+    }
+}
+
 TEST(ServingServer, AModelFailureIs500WithTheModelsMessage) {
     ServingServer server(test::denseServable({4}, 3, {}, nullptr, true), test::smallOptions());
     server.start();
