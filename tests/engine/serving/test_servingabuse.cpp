@@ -163,6 +163,47 @@ TEST(ServingAbuse, AHeaderTrickledByteByByteIsClosedAtTheHeaderDeadline) {
     EXPECT_EQ(server.metrics().connectionsTimedOut.load(), 1);
 }
 
+// Reads until `fd` is closed by the server (true) or `limit` passes (false).
+bool closedWithin(int fd, std::chrono::milliseconds limit) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    char buf[4096];
+    while (std::chrono::steady_clock::now() < end) {
+        pollfd p{fd, POLLIN, 0};
+        if (::poll(&p, 1, 20) > 0 && ::recv(fd, buf, sizeof buf, MSG_DONTWAIT) <= 0) return true;
+    }
+    return false;
+}
+
+TEST(ServingAbuse, AKeptAliveConnectionIsClosedWhenIdleOrWhenItTricklesItsNextHeader) {
+    ServingOptions o = test::smallOptions();
+    o.limits.keepalive_timeout = 500ms;
+    o.limits.header_timeout = 1000ms;
+    ServingServer server(test::denseServable(), o);
+    server.start();
+    const std::string request = "GET /v1/models/dense HTTP/1.1\r\nHost: x\r\n\r\n";
+    for (bool trickle : {false, true}) {
+        SCOPED_TRACE(trickle ? "trickle" : "idle");
+        const int fd = engine::test::connectToLoopback(server.port());
+        ASSERT_EQ(::send(fd, request.data(), request.size(), MSG_NOSIGNAL), static_cast<ssize_t>(request.size()));
+        char buf[4096];
+        pollfd p{fd, POLLIN, 0};
+        ASSERT_EQ(::poll(&p, 1, 10000), 1);
+        ASSERT_GT(::recv(fd, buf, sizeof buf, 0), 0) << "the first request is answered";
+        const auto start = std::chrono::steady_clock::now();
+        if (trickle) {  // one byte before the keep-alive deadline, then the header's deadline runs
+            std::this_thread::sleep_for(200ms);
+            ASSERT_EQ(::send(fd, "G", 1, MSG_NOSIGNAL), 1);
+        }
+        EXPECT_TRUE(closedWithin(fd, 5s));
+        const auto took = std::chrono::steady_clock::now() - start;
+        EXPECT_GE(took, trickle ? 1100ms : 450ms) << "not before its deadline";
+        EXPECT_LT(took, 4s);
+        ::close(fd);
+        expectGoodRequestServed(server.port(), trickle ? "a trickled second header" : "an idle kept-alive connection");
+    }
+    EXPECT_EQ(server.metrics().connectionsTimedOut.load(), 2);
+}
+
 TEST(ServingAbuse, TwoThousandIdleConnectionsDoNotStopGoodRequests) {
     ServingServer server(test::denseServable(), test::smallOptions());
     server.start();
