@@ -4,6 +4,8 @@
 // and connections beyond max_connections.
 #include <gtest/gtest.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -102,6 +104,33 @@ TEST(ServingAbuse, EveryBadRequestInTheCorpusGetsItsStatusAndMessage) {
         expectGoodRequestServed(server.port(), c.name);
     }
     EXPECT_GE(cases, 20);
+}
+
+// A client that sends its whole oversized body before it reads (no "Expect: 100-continue", as most
+// HTTP libraries do) still reads the 413: the server does not reset the connection under it.
+TEST(ServingAbuse, AClientSendingAnOversizedBodyAnywayReadsThe413) {
+    ServingServer server(test::denseServable(), test::smallOptions());  // max_body_bytes 1 MiB
+    server.start();
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        const int fd = engine::test::connectToLoopback(server.port());
+        timeval tv{10, 0};  // bounded: a server that neither reads nor closes fails the test
+        ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+        ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        const std::string body(4 << 20, ' ');
+        const std::string bytes = "POST /v1/models/dense:predict HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                                  std::to_string(body.size()) + "\r\n\r\n" + body;
+        for (size_t sent = 0; sent < bytes.size();) {  // all of it first, as a simple client does
+            const ssize_t n = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+            if (n <= 0) break;
+            sent += static_cast<size_t>(n);
+        }
+        std::string reply;
+        char buf[4096];
+        for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) reply.append(buf, static_cast<size_t>(n));
+        ::close(fd);
+        EXPECT_EQ(reply.rfind("HTTP/1.1 413 ", 0), 0u) << "attempt " << attempt << ": got '" << reply << "' (" << std::strerror(errno) << ")";
+    }
+    expectGoodRequestServed(server.port(), "oversized bodies");
 }
 
 TEST(ServingAbuse, BodiesBeingReadAtOnceAreCappedTogether) {
