@@ -11,6 +11,8 @@
 //  * `step-loop`, `instrumentation-cost`: what the profiler's instrumentation costs W1's training
 //    loop, compiled out vs always-on vs tracing every step, in child processes (steploop.cpp,
 //    instrumentationcost.cpp); `classify`: reclassifying a stored 10,000-step run (classifybench.cpp).
+//  * `serving-batching`, `serving-idle`: the inference server's dynamic batching and its behaviour
+//    under many idle connections (servingbench.cpp).
 //  * `scaling`: the scaling sweep of multi_worker (sync) and parameter_server (async) over 1, 2, 4
 //    workers on W1 and W2, through trainbench-cli into a run store (scalingbench.cpp).
 // Timings alternate A, B, A, B ... and report medians, so machine drift hits both sides alike.
@@ -28,6 +30,7 @@
 #include "bench/classifybench.h"
 #include "bench/inputbench.h"
 #include "bench/scalingbench.h"
+#include "bench/servingbench.h"
 #include "bench/sourcesprobe.h"
 #include "bench/hostmodelbench.h"
 #include "bench/kernelfitbench.h"
@@ -348,7 +351,20 @@ int main(int argc, char** argv) {
     kf->add_option("--check", kernelFit.check, "workloads timed against the fit (default w1,w2)")->delimiter(',');
     kf->add_option("--batch", kernelFit.batch, "their batch per copy (default 128 / copies)");
     kf->add_flag("!--no-samples", kernelFit.samples, "leave out the probe samples");
+    trainbench::bench::ServingBenchOptions serving;
+    auto* sb = app.add_subcommand("serving-batching", "inference server: closed-loop clients, max_batch_size 1 vs N");
+    sb->add_option("-c,--clients", serving.clients, "closed-loop clients (default 16)");
+    sb->add_option("-s,--seconds", serving.seconds, "per side per round (default 3)");
+    sb->add_option("-r,--rounds", serving.rounds, "rounds (default 3)");
+    sb->add_option("--max-batch", serving.maxBatch, "the batching side's max_batch_size (default 32)");
+    sb->add_option("--overhead", serving.overhead, "the servable's per-call work, iterations (default 400000)");
+    sb->add_option("--per-example", serving.perExample, "its per-example work (default 4000)");
+    auto* si = app.add_subcommand("serving-idle", "inference server: request latency without and with N idle connections");
+    si->add_option("-n,--idle", serving.idle, "idle connections (default 10000)");
+    si->add_option("--requests", serving.requests, "requests timed per side (default 300)");
     CLI11_PARSE(app, argc, argv);
+    if (*sb) return trainbench::bench::servingBatchingBench(serving);
+    if (*si) return trainbench::bench::servingIdleBench(serving);
     if (*kf) return trainbench::bench::kernelFitBench(kernelFit);
     if (*hm) {
         if (hostWorkload != "both") hostModel.workloads = {hostWorkload};

@@ -18,8 +18,8 @@ std::string peerAddress(const tcp::socket& socket) {
 }
 
 AsioServer::AsioServer(std::string token, std::chrono::milliseconds helloTimeout,
-                       std::function<void(const std::string&)> pendingReport)
-    : token_(std::move(token)), helloTimeout_(helloTimeout), pending_(std::move(pendingReport)) {
+                       std::function<void(const std::string&)> pendingReport, size_t maxPending)
+    : token_(std::move(token)), helloTimeout_(helloTimeout), pending_(std::move(pendingReport), maxPending) {
     io_.emplace(1);
     acceptor_.emplace(*io_);
     acceptRetry_.emplace(*io_);

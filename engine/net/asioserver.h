@@ -41,9 +41,11 @@ public:
 
     // `token`: the job's, which every Hello must present (isJobToken); `helloTimeout`: how long a
     // connection may take to say it; `pendingReport` gets PendingLimit's lines (the caller adds
-    // the server's name).
+    // the server's name); `maxPending`: PendingLimit's cap (a job's servers keep its default; the
+    // inference server, whose clients are many, sets its own).
     AsioServer(std::string token, std::chrono::milliseconds helloTimeout,
-               std::function<void(const std::string&)> pendingReport);
+               std::function<void(const std::string&)> pendingReport,
+               size_t maxPending = PendingLimit::kMaxPendingConnections);
     ~AsioServer();  // stop()
     AsioServer(const AsioServer&) = delete;
     AsioServer& operator=(const AsioServer&) = delete;

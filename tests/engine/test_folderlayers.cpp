@@ -40,6 +40,7 @@ const std::vector<std::string> kEngineStack = {
     "emulation",   // device catalog, cost model, virtual clock, collectives model, topologies
     "strategy",    // distribution strategies
     "train",       // the trainer
+    "serving",     // the inference server: HTTP (TF Serving's REST API), dynamic batching, metrics
 };
 // The libraries from the bottom up (bench and tests may use any of them).
 const std::vector<std::string> kLibraries = {"engine", "profiler", "app", "ui"};
