@@ -2,7 +2,10 @@
 // X-Trainbench-Timing header, the perf_analyzer CSV and the JSON result.
 #include <gtest/gtest.h>
 
+#include <boost/asio.hpp>
+
 #include <sstream>
+#include <thread>
 
 #include "app/loadtest/loadtest.h"
 #include "app/loadtest/perfcsv.h"
@@ -125,6 +128,53 @@ TEST(LoadTest, AServerThatIsNotThereFailsWithItsAddressWithinTheConnectTimeout) 
         EXPECT_NE(std::string(e.what()).find("127.0.0.1:" + std::to_string(port)), std::string::npos) << e.what();
     }
     EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+}
+
+// A hostile or hung server: it accepts and reads every request and never answers. Each query fails
+// at the request timeout (a failure with its reason, never a latency), and the run ends.
+TEST(LoadTest, AServerThatNeverAnswersFailsEachQueryAtTheRequestTimeout) {
+    namespace asio = boost::asio;
+    asio::io_context io;
+    asio::ip::tcp::acceptor acceptor(io, {asio::ip::make_address("127.0.0.1"), 0});
+    std::vector<std::shared_ptr<asio::ip::tcp::socket>> held;
+    std::array<char, 4096> sink{};
+    std::function<void(std::shared_ptr<asio::ip::tcp::socket>)> swallow = [&](auto socket) {
+        socket->async_read_some(asio::buffer(sink), [&, socket](boost::system::error_code ec, size_t) {
+            if (!ec) swallow(socket);
+        });
+    };
+    std::function<void()> accept = [&] {
+        acceptor.async_accept([&](boost::system::error_code ec, asio::ip::tcp::socket s) {
+            if (ec) return;
+            held.push_back(std::make_shared<asio::ip::tcp::socket>(std::move(s)));
+            swallow(held.back());
+            accept();
+        });
+    };
+    accept();
+    std::thread server([&] { io.run(); });
+
+    LoadTestOptions o = testing::loopbackOptions(acceptor.local_endpoint().port());
+    o.minQueryCount = 3;
+    o.minDuration = 0ms;
+    o.client.requestTimeout = 500ms;
+    const auto start = std::chrono::steady_clock::now();
+    const LoadTestResult result = runLoadTest(o);
+    const auto took = std::chrono::steady_clock::now() - start;
+    asio::post(io, [&] {
+        acceptor.close();
+        for (auto& s : held) s->close();
+    });
+    server.join();
+
+    ASSERT_EQ(result.runs.size(), 1u);
+    const ScenarioResult& r = result.runs.front();
+    EXPECT_EQ(r.completed, 0);
+    EXPECT_EQ(r.failed, 3);
+    EXPECT_EQ(r.latency.count, 0);  // a timed-out query is not a latency
+    EXPECT_FALSE(r.firstError.empty());
+    EXPECT_GE(took, 3 * 450ms);  // one query at a time, each waiting its timeout
+    EXPECT_LT(took, 10s);
 }
 
 TEST(LoadTest, ImpossibleSettingsAreRefusedBeforeAnythingRuns) {
