@@ -1,0 +1,67 @@
+#pragma once
+// An inference graph compiled for the CPU: oneDNN fp32 primitives (convolution and inner product
+// with ReLU as a post-op, pooling, batch norm with global statistics, binary add with ReLU), weights
+// reordered once into the layouts the kernels prefer, activations kept in those (blocked) layouts
+// between ops and plain at the output. The primitives for a batch size are built on its first run
+// (or by prepare()) and cached.
+//
+// NOT thread-safe: run() uses the instance's buffers and primitives. Serve with one instance per
+// thread (they may share nothing but the graph they were compiled from, which is copied).
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/device/cpudevice.h"
+#include "engine/graph/graph.h"
+
+namespace trainbench::engine::inference {
+
+struct CompiledPlan;
+class WeightCache;
+
+struct CompileOptions {
+    // Batches above this are refused before anything is allocated for them.
+    int64_t max_batch = 4096;
+    // Plans (one per batch size, each with its activation buffers) kept; the least recently used
+    // one goes when another batch size arrives.
+    size_t max_plans = 16;
+};
+
+class CompiledGraph {
+public:
+    // Validates `graph` (GraphError) and copies it. The metadata's input scale, when there is no
+    // shift and one Conv or Gemm reads the input, is folded into that node's weights; otherwise a
+    // first step applies it. Primitives run on `device`, on the thread that calls run(), with that
+    // thread's OpenMP budget (CpuDevice::bindThreads()).
+    CompiledGraph(const graph::Graph& graph, CpuDevice& device, CompileOptions options = {});
+    ~CompiledGraph();
+    CompiledGraph(const CompiledGraph&) = delete;
+    CompiledGraph& operator=(const CompiledGraph&) = delete;
+
+    // x: n examples of sampleShape(), plain, as stored (before input scaling). Writes the logits,
+    // [n, classes()] row-major, to `logits`. std::invalid_argument when n is not in [1, max_batch].
+    void run(const float* x, int64_t n, float* logits);
+    // Builds (or keeps) the plan for batch n now, so the first run() at that size is not slower.
+    void prepare(int64_t n);
+
+    const graph::Graph& graph() const { return graph_; }
+    const graph::Dims& sampleShape() const { return graph_.sample_shape; }
+    int64_t classes() const { return graph_.classes; }
+    size_t planCount() const { return plans_.size(); }
+
+private:
+    CompiledPlan& plan(int64_t n);
+
+    graph::Graph graph_;
+    std::map<std::string, graph::Dims> shapes_;
+    CpuDevice& device_;
+    CompileOptions options_;
+    bool scaleInput_ = false;
+    std::unique_ptr<WeightCache> weights_;
+    std::vector<std::unique_ptr<CompiledPlan>> plans_;
+    uint64_t runs_ = 0;
+};
+
+}  // namespace trainbench::engine::inference
