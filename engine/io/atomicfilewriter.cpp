@@ -103,11 +103,12 @@ void AtomicFileWriter::write(const void* data, size_t n) {
     if (!error_.empty()) throw FileWriteError(error_);
     if (committed_) throw std::logic_error(target_ + ": write after commit");
     const char* p = static_cast<const char*>(data);
-    if (buffer_.size() + n > kBufferBytes) flush();
     if (n >= kBufferBytes / 2) {
+        flush();         // what is buffered comes first, however much room the buffer has left
         writeOut(p, n);  // a big piece goes on without a copy
         return;
     }
+    if (buffer_.size() + n > kBufferBytes) flush();
     buffer_.append(p, n);
 }
 

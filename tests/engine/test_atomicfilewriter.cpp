@@ -120,6 +120,21 @@ TEST_F(AtomicFileWriterTest, CommitPutsTheWholeFileInPlace) {
     EXPECT_THROW(w.commit(), std::logic_error);
 }
 
+// A piece large enough to skip the buffer (half of it or more) but small enough to fit beside what
+// is buffered still goes out after it: a checkpoint's header followed by W2's 900 KB parameter shard
+// came out shard first (found by loading a cnn run's checkpoint for inference, issue 21).
+TEST_F(AtomicFileWriterTest, APieceThatSkipsTheBufferGoesOutAfterWhatIsBuffered) {
+    const std::string target = path("w2.ckpt");
+    for (size_t piece : {size_t{512} << 10, size_t{900} << 10, (size_t{1} << 20) - 7}) {
+        AtomicFileWriter w(target);
+        w.write("header");
+        w.write(std::string(piece, 'p'));
+        w.write("tail");
+        w.commit();
+        EXPECT_EQ(readText(target), "header" + std::string(piece, 'p') + "tail") << piece << " bytes";
+    }
+}
+
 TEST_F(AtomicFileWriterTest, AnAbandonedWriteLeavesTheOldFileAndNothingElse) {
     const std::string target = path("report.html");
     writeText(target, "old report");
