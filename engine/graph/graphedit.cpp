@@ -11,6 +11,8 @@ int useCount(const Graph& g, const std::string& value) {
     return n;
 }
 
+Graph optimizeForInference(Graph g) { return fuseRelu(foldBatchNorm(std::move(g))); }
+
 void pruneInitializers(Graph& g) {
     std::set<std::string> read;
     for (const Node& node : g.nodes) read.insert(node.inputs.begin(), node.inputs.end());

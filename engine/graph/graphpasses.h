@@ -16,6 +16,9 @@ Graph foldBatchNorm(Graph graph);
 // else) becomes that node's fused_relu; the node takes the Relu's output name.
 Graph fuseRelu(Graph graph);
 
+// What a served model runs: fuseRelu(foldBatchNorm(graph)).
+Graph optimizeForInference(Graph graph);
+
 // How many node inputs read `value`, plus one if it is the graph's output.
 int useCount(const Graph& graph, const std::string& value);
 // Drops the initializers no node reads.
