@@ -53,7 +53,7 @@ CompiledPlan& CompiledGraph::plan(int64_t n) {
                                              [](const auto& a, const auto& b) { return a->lastUsed < b->lastUsed; });
         plans_.erase(oldest);
     }
-    plans_.push_back(buildPlan(graph_, shapes_, n, scaleInput_, device_.engine(), *weights_));
+    plans_.push_back(buildPlan(graph_, shapes_, n, options_.chunk, scaleInput_, device_.engine(), *weights_));
     plans_.back()->lastUsed = runs_;
     return *plans_.back();
 }
@@ -61,13 +61,7 @@ CompiledPlan& CompiledGraph::plan(int64_t n) {
 void CompiledGraph::prepare(int64_t n) { plan(n); }
 
 void CompiledGraph::run(const float* x, int64_t n, float* logits) {
-    CompiledPlan& p = plan(n);
-    // oneDNN only reads the input; its memory objects take a non-const handle.
-    p.input.set_data_handle(const_cast<float*>(x));
-    p.output.set_data_handle(logits);
-    dnnl::stream& stream = device_.stream();
-    for (CompiledStep& s : p.steps) s.primitive.execute(stream, s.args);
-    stream.wait();
+    runPlan(plan(n), x, logits, device_.stream());
 }
 
 }  // namespace trainbench::engine::inference

@@ -27,6 +27,9 @@ struct CompileOptions {
     // Plans (one per batch size, each with its activation buffers) kept; the least recently used
     // one goes when another batch size arrives.
     size_t max_plans = 16;
+    // Batches larger than this run the graph's convolutional prefix this many examples at a time
+    // (engine/inference/compiledplan.h); 0 runs every batch whole.
+    int64_t chunk = 16;
 };
 
 class CompiledGraph {

@@ -31,32 +31,61 @@ namespace {
 
 memory::desc anyDesc(const Dims& dims) { return memory::desc(dims, memory::data_type::f32, memory::format_tag::any); }
 
-// Builds one plan: each value's memory in the layout its producer chose, a reorder in front of a
-// primitive only where it wants another.
+// Builds the steps of one stage: each value's memory in the layout its producer chose, a reorder in
+// front of a primitive only where it wants another.
 class Builder {
 public:
-    Builder(const graph::Graph& g, const std::map<std::string, Dims>& shapes, int64_t n, const dnnl::engine& eng,
-            WeightCache& weights)
-        : g_(g), shapes_(shapes), n_(n), eng_(eng), weights_(weights), plan_(std::make_unique<CompiledPlan>()) {
-        plan_->batch = n;
-    }
+    Builder(const graph::Graph& g, const std::map<std::string, Dims>& shapes, CompiledStage& stage,
+            CompiledPlan& plan, const dnnl::engine& eng, WeightCache& weights)
+        : g_(g), shapes_(shapes), n_(stage.batch), eng_(eng), weights_(weights), stage_(stage), plan_(plan) {}
 
-    std::unique_ptr<CompiledPlan> build(bool scaleInput) {
-        plan_->input = memory(Tensor::plainDesc(batchDims(g_.sample_shape)), eng_, DNNL_MEMORY_NONE);
-        values_[g_.input] = plan_->input;
-        if (scaleInput) {
-            const memory& dst = buffer(plan_->input.get_desc());
-            dnnl::eltwise_forward::primitive_desc pd(
-                {prop_kind::forward_inference, dnnl::algorithm::eltwise_linear, plan_->input.get_desc(),
-                 g_.metadata.input_scale, g_.metadata.input_shift},
-                eng_);
-            step(dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, plan_->input}, {DNNL_ARG_DST, dst}});
-            values_[g_.input] = dst;
-        }
-        for (const Node& node : g_.nodes) values_[node.output] = compile(node);
-        finishOutput();
-        return std::move(plan_);
+    // The graph's input as the stage's input (plain), scaled by a first step when asked.
+    void startAtInput(bool scaleInput) {
+        stage_.input = memory(Tensor::plainDesc(batchDims(g_.sample_shape)), eng_, DNNL_MEMORY_NONE);
+        values_[g_.input] = stage_.input;
+        if (!scaleInput) return;
+        const memory& dst = buffer(stage_.input.get_desc());
+        dnnl::eltwise_forward::primitive_desc pd({prop_kind::forward_inference, dnnl::algorithm::eltwise_linear,
+                                                  stage_.input.get_desc(), g_.metadata.input_scale,
+                                                  g_.metadata.input_shift},
+                                                 eng_);
+        step(dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, stage_.input}, {DNNL_ARG_DST, dst}});
+        values_[g_.input] = dst;
     }
+    // `value` as the stage's input, held in `held`.
+    void startAt(const std::string& value, const memory& held) {
+        stage_.input = held;
+        values_[value] = held;
+    }
+    void compileNodes(size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) values_[g_.nodes[i].output] = compile(g_.nodes[i]);
+    }
+    // The stage's output: `value` in layout `wanted`, in a memory the caller points before each run.
+    // The last primitive writes it there itself when it writes that value in that layout; otherwise a
+    // reorder copies it there.
+    void finishAt(const std::string& value, const memory::desc& wanted) {
+        const memory& held = values_.at(value);
+        auto plain = [](const memory::desc& d) { return d == Tensor::plainDesc(d.dims()); };
+        CompiledStep* last = stage_.steps.empty() ? nullptr : &stage_.steps.back();
+        if (last && graph::useCount(g_, value) == 1 && last->args.count(DNNL_ARG_DST)) {
+            memory& dst = last->args.at(DNNL_ARG_DST);
+            const memory::desc d = dst.get_desc();
+            // Plain [n, C, 1, 1] and plain [n, C] (a Flatten's view) are the same bytes.
+            const bool fits = d == wanted || (plain(d) && plain(wanted) && d.get_size() == wanted.get_size());
+            if (fits && dst.get_data_handle() == held.get_data_handle()) {
+                stage_.output = memory(d, eng_, DNNL_MEMORY_NONE);
+                dst = stage_.output;
+                return;
+            }
+        }
+        stage_.output = memory(wanted, eng_, DNNL_MEMORY_NONE);
+        memory from = held;
+        if (held.get_desc().dims() != wanted.dims())
+            from = memory(Tensor::plainDesc(wanted.dims()), eng_,
+                          as(held, Tensor::plainDesc(held.get_desc().dims())).get_data_handle());
+        step(dnnl::reorder(from, stage_.output), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, stage_.output}});
+    }
+    const memory& value(const std::string& name) const { return values_.at(name); }
 
 private:
     Dims batchDims(const Dims& sample) const {
@@ -65,11 +94,11 @@ private:
         return d;
     }
     const memory& buffer(const memory::desc& md) {
-        plan_->buffers.push_back(std::make_unique<Tensor>(md, eng_));
-        return plan_->buffers.back()->mem();
+        plan_.buffers.push_back(std::make_unique<Tensor>(md, eng_));
+        return plan_.buffers.back()->mem();
     }
     void step(dnnl::primitive p, std::unordered_map<int, memory> args) {
-        plan_->steps.push_back({std::move(p), std::move(args)});
+        stage_.steps.push_back({std::move(p), std::move(args)});
     }
     // The value in layout `wanted`, reordered into a new buffer when it is held in another.
     memory as(const memory& value, const memory::desc& wanted) {
@@ -77,10 +106,6 @@ private:
         const memory& dst = buffer(wanted);
         step(dnnl::reorder(value, dst), {{DNNL_ARG_FROM, value}, {DNNL_ARG_TO, dst}});
         return dst;
-    }
-    memory bias(const Node& node, size_t units) {
-        return node.inputs.size() == 3 ? weights_.get(node.inputs[2], Tensor::plainDesc({static_cast<int64_t>(units)}))
-                                       : memory();
     }
 
     memory compile(const Node& node) {
@@ -194,38 +219,95 @@ private:
         return memory(Tensor::plainDesc(out), eng_, plain.get_data_handle());
     }
 
-    // The logits land in the caller's buffer: written there by the last primitive when it writes
-    // them plain, else reordered there.
-    void finishOutput() {
-        const memory& logits = values_.at(g_.output);
-        CompiledStep* last = plan_->steps.empty() ? nullptr : &plan_->steps.back();
-        const auto dst = last ? last->args.find(DNNL_ARG_DST) : decltype(last->args.end()){};
-        const bool onlyOutput = graph::useCount(g_, g_.output) == 1;
-        if (last && dst != last->args.end() && onlyOutput && dst->second.get_data_handle() == logits.get_data_handle() &&
-            dst->second.get_desc() == Tensor::plainDesc(dst->second.get_desc().dims())) {
-            plan_->output = memory(dst->second.get_desc(), eng_, DNNL_MEMORY_NONE);
-            dst->second = plan_->output;
-            return;
-        }
-        const memory::desc physical = Tensor::plainDesc(logits.get_desc().dims());
-        plan_->output = memory(physical, eng_, DNNL_MEMORY_NONE);
-        step(dnnl::reorder(logits, plan_->output), {{DNNL_ARG_FROM, logits}, {DNNL_ARG_TO, plan_->output}});
-    }
-
     const graph::Graph& g_;
     const std::map<std::string, Dims>& shapes_;
     int64_t n_;
     const dnnl::engine& eng_;
     WeightCache& weights_;
-    std::unique_ptr<CompiledPlan> plan_;
+    CompiledStage& stage_;
+    CompiledPlan& plan_;
     std::map<std::string, memory> values_;
 };
 
+// The end of the prefix a plan may run in chunks: the last node before the first Gemm (or Flatten
+// feeding one), provided only its output is read after it (a residual branch must not cross the
+// cut). -1 when there is none.
+int prefixEnd(const graph::Graph& g) {
+    int end = -1;
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        if (g.nodes[i].kind == OpKind::Gemm || g.nodes[i].kind == OpKind::Flatten) break;
+        end = static_cast<int>(i);
+    }
+    if (end < 0 || static_cast<size_t>(end) + 1 >= g.nodes.size()) return -1;
+    std::set<std::string> inside{g.input};
+    for (int i = 0; i < end; ++i) inside.insert(g.nodes[static_cast<size_t>(i)].output);
+    for (size_t i = static_cast<size_t>(end) + 1; i < g.nodes.size(); ++i)
+        for (const std::string& in : g.nodes[i].inputs)
+            if (inside.count(in)) return -1;
+    return g.nodes[static_cast<size_t>(end)].output == g.output ? -1 : end;
+}
+
 }  // namespace
 
-std::unique_ptr<CompiledPlan> buildPlan(const graph::Graph& graph, const std::map<std::string, Dims>& shapes, int64_t n,
-                                        bool scaleInput, const dnnl::engine& engine, WeightCache& weights) {
-    return Builder(graph, shapes, n, engine, weights).build(scaleInput);
+std::unique_ptr<CompiledPlan> buildPlan(const graph::Graph& g, const std::map<std::string, Dims>& shapes, int64_t n,
+                                        int64_t chunk, bool scaleInput, const dnnl::engine& engine, WeightCache& weights) {
+    auto plan = std::make_unique<CompiledPlan>();
+    plan->batch = n;
+    plan->main.batch = n;
+    const memory::desc logits = Tensor::plainDesc({n, g.classes});
+    const int end = prefixEnd(g);
+    if (chunk <= 0 || n <= chunk || end < 0) {
+        Builder b(g, shapes, plan->main, *plan, engine, weights);
+        b.startAtInput(scaleInput);
+        b.compileNodes(0, g.nodes.size());
+        b.finishAt(g.output, logits);
+        return plan;
+    }
+    plan->chunk = chunk;
+    const std::string& cut = g.nodes[static_cast<size_t>(end)].output;
+    plan->prefix.resize(n % chunk ? 2 : 1);
+    for (size_t k = 0; k < plan->prefix.size(); ++k) {
+        CompiledStage& stage = plan->prefix[k];
+        stage.batch = k == 0 ? chunk : n % chunk;
+        Builder b(g, shapes, stage, *plan, engine, weights);
+        b.startAtInput(scaleInput);
+        b.compileNodes(0, static_cast<size_t>(end) + 1);
+        // Written in the layout its producer chose, which must hold examples one after the other.
+        memory::desc held = b.value(cut).get_desc();
+        if (!Tensor::batchOutermost(held)) held = Tensor::plainDesc(held.dims());
+        b.finishAt(cut, k == 0 ? held : Tensor::withBatch(plan->prefix[0].output.get_desc(), stage.batch));
+    }
+    const memory::desc whole = Tensor::withBatch(plan->prefix[0].output.get_desc(), n);
+    plan->prefixBytesPerExample = plan->prefix[0].output.get_desc().get_size() / static_cast<size_t>(chunk);
+    plan->buffers.push_back(std::make_unique<Tensor>(whole, engine));
+    Builder b(g, shapes, plan->main, *plan, engine, weights);
+    b.startAt(cut, plan->buffers.back()->mem());
+    b.compileNodes(static_cast<size_t>(end) + 1, g.nodes.size());
+    b.finishAt(g.output, logits);
+    return plan;
+}
+
+void runPlan(CompiledPlan& p, const float* x, float* logits, dnnl::stream& stream) {
+    auto run = [&](CompiledStage& s) {
+        for (CompiledStep& step : s.steps) step.primitive.execute(stream, step.args);
+    };
+    // oneDNN only reads the input; its memory objects take a non-const handle.
+    float* in = const_cast<float*>(x);
+    if (p.chunk > 0) {
+        const size_t perExample = static_cast<size_t>(p.prefix[0].input.get_desc().get_size() / static_cast<size_t>(p.chunk));
+        char* out = static_cast<char*>(p.main.input.get_data_handle());
+        for (int64_t at = 0; at < p.batch; at += p.chunk) {
+            CompiledStage& s = p.prefix[p.batch - at >= p.chunk ? 0 : 1];
+            s.input.set_data_handle(reinterpret_cast<char*>(in) + static_cast<size_t>(at) * perExample);
+            s.output.set_data_handle(out + static_cast<size_t>(at) * p.prefixBytesPerExample);
+            run(s);
+        }
+    } else {
+        p.main.input.set_data_handle(in);
+    }
+    p.main.output.set_data_handle(logits);
+    run(p.main);
+    stream.wait();
 }
 
 }  // namespace trainbench::engine::inference
