@@ -11,30 +11,10 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "engine/graph/graph.h"
+#include "engine/inference/weightcache.h"
 #include "engine/tensor/tensor.h"
 
 namespace trainbench::engine::inference {
-
-// Initializers reordered to the layouts the primitives ask for: each (initializer, layout) once,
-// when the first plan that needs it is built, then shared by every plan (batch size) that asks again.
-class WeightCache {
-public:
-    WeightCache(graph::Graph& graph, const dnnl::engine& engine) : graph_(graph), engine_(engine) {}
-    // The initializer `name` in layout `wanted`; a plain layout of the initializer's own element
-    // count is served from the graph's values themselves.
-    dnnl::memory get(const std::string& name, const dnnl::memory::desc& wanted);
-    size_t reorderedCount() const { return reordered_.size(); }
-
-private:
-    struct Entry {
-        std::string name;
-        dnnl::memory::desc desc;
-        std::unique_ptr<Tensor> tensor;
-    };
-    graph::Graph& graph_;
-    const dnnl::engine& engine_;
-    std::vector<Entry> reordered_;
-};
 
 struct CompiledStep {
     dnnl::primitive primitive;
@@ -47,6 +27,7 @@ struct CompiledStage {
     int64_t batch = 0;
     std::vector<CompiledStep> steps;
     dnnl::memory input, output;
+    std::vector<dnnl::memory> inputViews;  // the input under other dims (a Flatten's), pointed with it
 };
 
 // A graph at one batch size. Large batches run the graph's convolutional prefix (the nodes before

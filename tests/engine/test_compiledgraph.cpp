@@ -82,6 +82,21 @@ TEST(CompiledGraph, AppliesTheMetadataInputScaling) {
     }
 }
 
+// A Flatten of the input read by something other than a Gemm is a view of the caller's examples,
+// pointed at them on each run like the input itself; a Gemm after a convolution reads its nhwc
+// input as a matrix with its weights permuted to match.
+TEST(CompiledGraph, ViewsOfTheInputAndPermutedGemmWeightsGiveTheModelsLogits) {
+    CpuDevice dev(2);
+    for (const ModelSpec& spec : {custom({flatten, relu, dense(10)}), custom({conv(16, 3), relu, flatten, dense(10)})}) {
+        Model m(spec, {1, 28, 28}, 10, dev, 9);
+        CompiledGraph c(graph::optimizeForInference(graphOf(m, spec)), dev);
+        for (int64_t n : {1, 3, 40}) {
+            const auto x = testref::randomValues(n * 784, 60 + static_cast<uint64_t>(n), -1.0f, 1.0f);
+            EXPECT_LE(maxRelativeError(runCompiled(c, x, n), modelLogits(m, x, n)), 1e-5) << spec.layers.size() << " " << n;
+        }
+    }
+}
+
 TEST(CompiledGraph, RefusesBatchesOutsideItsCapBeforeAllocating) {
     CpuDevice dev(1);
     const ModelSpec spec = preset("mlp");
