@@ -1,5 +1,7 @@
 #include "engine/inference/compiledgraph.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -26,6 +28,36 @@ bool foldInputScale(graph::Graph& g) {
     return false;
 }
 
+// Multiply-adds of one example through the graph's convolutions and Gemms.
+int64_t macsPerExample(const graph::Graph& g, const std::map<std::string, graph::Dims>& shapes) {
+    int64_t macs = 0;
+    for (const graph::Node& node : g.nodes) {
+        if (node.kind != graph::OpKind::Conv && node.kind != graph::OpKind::Gemm) continue;
+        const graph::Dims& w = g.initializers.at(node.inputs[1]).dims;
+        int64_t perOutput = 1, outputs = 1;
+        for (size_t i = 1; i < w.size(); ++i) perOutput *= w[i];
+        for (int64_t d : shapes.at(node.output)) outputs *= d;
+        macs += outputs * perOutput;
+    }
+    return macs;
+}
+
+// Sets the calling thread's OpenMP team size for a scope.
+class TeamSize {
+public:
+    explicit TeamSize(int threads) : before_(omp_get_max_threads()) {
+        if (threads != before_) omp_set_num_threads(threads);
+    }
+    ~TeamSize() {
+        if (omp_get_max_threads() != before_) omp_set_num_threads(before_);
+    }
+    TeamSize(const TeamSize&) = delete;
+    TeamSize& operator=(const TeamSize&) = delete;
+
+private:
+    int before_;
+};
+
 }  // namespace
 
 CompiledGraph::CompiledGraph(const graph::Graph& graph, CpuDevice& device, CompileOptions options)
@@ -33,6 +65,7 @@ CompiledGraph::CompiledGraph(const graph::Graph& graph, CpuDevice& device, Compi
     graph_.validate();
     shapes_ = graph_.valueShapes();
     scaleInput_ = !foldInputScale(graph_);
+    macsPerExample_ = macsPerExample(graph_, shapes_);
     weights_ = std::make_unique<WeightCache>(graph_, device_.engine());
 }
 
@@ -53,7 +86,12 @@ CompiledPlan& CompiledGraph::plan(int64_t n) {
                                              [](const auto& a, const auto& b) { return a->lastUsed < b->lastUsed; });
         plans_.erase(oldest);
     }
+    // Primitives split their work for the team they are created under: build with the run's.
+    const int64_t perThread = std::max<int64_t>(1, options_.macs_per_thread);
+    const int threads = static_cast<int>(std::clamp<int64_t>(n * macsPerExample_ / perThread, 1, omp_get_max_threads()));
+    const TeamSize team(threads);
     plans_.push_back(buildPlan(graph_, shapes_, n, options_.chunk, scaleInput_, device_.engine(), *weights_));
+    plans_.back()->threads = threads;
     plans_.back()->lastUsed = runs_;
     return *plans_.back();
 }
@@ -61,7 +99,9 @@ CompiledPlan& CompiledGraph::plan(int64_t n) {
 void CompiledGraph::prepare(int64_t n) { plan(n); }
 
 void CompiledGraph::run(const float* x, int64_t n, float* logits) {
-    runPlan(plan(n), x, logits, device_.stream());
+    CompiledPlan& p = plan(n);
+    const TeamSize team(std::min(p.threads, omp_get_max_threads()));  // never above the caller's budget
+    runPlan(p, x, logits, device_.stream());
 }
 
 }  // namespace trainbench::engine::inference

@@ -30,14 +30,20 @@ struct CompileOptions {
     // Batches larger than this run the graph's convolutional prefix this many examples at a time
     // (engine/inference/compiledplan.h); 0 runs every batch whole.
     int64_t chunk = 16;
+    // A run gets one thread per this many multiply-adds (at least one, at most the calling thread's
+    // OpenMP budget). Splitting a single example's 0.5-3 M multiply-adds (W1, W2) over two threads
+    // saves some microseconds on an idle machine but costs milliseconds whenever another process
+    // holds the second core: the first thread waits at every op's barrier for the descheduled one.
+    int64_t macs_per_thread = 4'000'000;
 };
 
 class CompiledGraph {
 public:
     // Validates `graph` (GraphError) and copies it. The metadata's input scale, when there is no
     // shift and one Conv or Gemm reads the input, is folded into that node's weights; otherwise a
-    // first step applies it. Primitives run on `device`, on the thread that calls run(), with that
-    // thread's OpenMP budget (CpuDevice::bindThreads()).
+    // first step applies it. Primitives run on `device`, on the thread that calls run(), within that
+    // thread's OpenMP budget (CpuDevice::bindThreads()), using fewer threads for small batches
+    // (CompileOptions::macs_per_thread).
     CompiledGraph(const graph::Graph& graph, CpuDevice& device, CompileOptions options = {});
     ~CompiledGraph();
     CompiledGraph(const CompiledGraph&) = delete;
@@ -65,6 +71,7 @@ private:
     std::unique_ptr<WeightCache> weights_;
     std::vector<std::unique_ptr<CompiledPlan>> plans_;
     uint64_t runs_ = 0;
+    int64_t macsPerExample_ = 0;
 };
 
 }  // namespace trainbench::engine::inference

@@ -37,6 +37,7 @@ struct CompiledStage {
 // weights once for all examples.
 struct CompiledPlan {
     int64_t batch = 0;
+    int threads = 1;                     // the OpenMP team it was built for and runs with
     int64_t chunk = 0;                   // 0: no prefix stage
     std::vector<CompiledStage> prefix;   // [0]: `chunk` examples; [1]: batch % chunk, when not 0
     size_t prefixBytesPerExample = 0;    // of the prefix's output, in the layout it is written in

@@ -3,6 +3,7 @@
 // folded and unfolded, at batches 1, 7, 37 and 256 (the last two with the convolutional prefix in
 // chunks); input scaling; the batch cap and the plan cache.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <stdexcept>
 
@@ -94,6 +95,21 @@ TEST(CompiledGraph, ViewsOfTheInputAndPermutedGemmWeightsGiveTheModelsLogits) {
             const auto x = testref::randomValues(n * 784, 60 + static_cast<uint64_t>(n), -1.0f, 1.0f);
             EXPECT_LE(maxRelativeError(runCompiled(c, x, n), modelLogits(m, x, n)), 1e-5) << spec.layers.size() << " " << n;
         }
+    }
+}
+
+// A batch of one W1 example runs on one thread (CompileOptions::macs_per_thread) and gives the
+// caller its OpenMP budget back.
+TEST(CompiledGraph, SmallBatchesLeaveTheCallersThreadBudgetAsItWas) {
+    CpuDevice dev(2);
+    bindComputeThreads(2);
+    const ModelSpec spec = preset("mlp");
+    Model m(spec, {1, 28, 28}, 10, dev, 5);
+    CompiledGraph c(graphOf(m, spec), dev);
+    const auto x = testref::randomValues(256 * 784, 3, 0.0f, 1.0f);
+    for (int64_t n : {1, 256}) {
+        EXPECT_LE(maxRelativeError(runCompiled(c, x, n), modelLogits(m, x, n)), 1e-5) << n;
+        EXPECT_EQ(omp_get_max_threads(), 2) << n;
     }
 }
 
