@@ -33,6 +33,7 @@
 #include "bench/servingbench.h"
 #include "bench/sourcesprobe.h"
 #include "bench/hostmodelbench.h"
+#include "bench/inferencebench.h"
 #include "bench/kernelfitbench.h"
 #include "bench/steploop.h"
 #include "bench/strategybench.h"
@@ -362,9 +363,21 @@ int main(int argc, char** argv) {
     auto* si = app.add_subcommand("serving-idle", "inference server: request latency without and with N idle connections");
     si->add_option("-n,--idle", serving.idle, "idle connections (default 10000)");
     si->add_option("--requests", serving.requests, "requests timed per side (default 300)");
+    trainbench::bench::InferenceBenchOptions inference;
+    inference.peer = std::string(TRAINBENCH_SOURCE_DIR) + "/bench/pytorch_infer.py";
+    auto* inf = app.add_subcommand("inference", "fp32 inference of W1 and W2: CompiledGraph vs PyTorch (jit frozen), side by side");
+    inf->add_option("--workloads", inference.workloads, "w1, w2 (default both)")->delimiter(',');
+    inf->add_option("-t,--threads", inference.threads, "threads of both sides (default 2)");
+    inf->add_option("-r,--rounds", inference.rounds, "pairs per workload (default 3)");
+    inf->add_option("-q,--queries", inference.queries, "batch-1 queries per side and round (default 2000)");
+    inf->add_option("--passes", inference.passes, "timed batch-256 passes over the test set (default 3, best counts)");
+    inf->add_option("--peer-arg", inference.peerArgs, "argument for bench/pytorch_infer.py (repeatable)");
+    inf->add_option("--python", inference.python, "interpreter with torch (default /usr/bin/python3)");
+    inf->add_flag("--unfolded", inference.unfolded, "run the graph as built (no BN folding or ReLU fusion)");
     CLI11_PARSE(app, argc, argv);
     if (*sb) return trainbench::bench::servingBatchingBench(serving);
     if (*si) return trainbench::bench::servingIdleBench(serving);
+    if (*inf) return trainbench::bench::inferenceBench(inference);
     if (*kf) return trainbench::bench::kernelFitBench(kernelFit);
     if (*hm) {
         if (hostWorkload != "both") hostModel.workloads = {hostWorkload};

@@ -37,9 +37,11 @@ std::string plural(int64_t n, const char* what) { return std::to_string(n) + " "
 
 }  // namespace
 
-std::vector<LayerLayout> modelLayout(const Model& model) {
+std::vector<LayerLayout> modelLayout(const Model& model) { return modelLayout(model.layers()); }
+
+std::vector<LayerLayout> modelLayout(const std::vector<std::unique_ptr<Layer>>& layers) {
     std::vector<LayerLayout> out;
-    for (const auto& l : model.layers())
+    for (const auto& l : layers)
         out.push_back({l->kind(), l->paramCount(), l->stateCount(), l->inputShape(), l->outputShape()});
     return out;
 }
@@ -95,10 +97,12 @@ std::string layoutDifference(const std::vector<LayerLayout>& ck, const std::vect
     return {};
 }
 
-void checkModelLayout(const Checkpoint& ck, const Model& model) {
+void checkModelLayout(const Checkpoint& ck, const Model& model) { checkModelLayout(ck, modelLayout(model)); }
+
+void checkModelLayout(const Checkpoint& ck, const std::vector<LayerLayout>& layout) {
     const std::optional<std::vector<LayerLayout>> saved = readModelLayout(ck);
     if (!saved) return;
-    const std::string diff = layoutDifference(*saved, modelLayout(model));
+    const std::string diff = layoutDifference(*saved, layout);
     if (!diff.empty()) throw CheckpointError(ck.path() + ": the checkpoint holds another model: " + diff);
 }
 

@@ -25,6 +25,8 @@ struct LayerLayout {
 };
 
 std::vector<LayerLayout> modelLayout(const Model& model);
+// The same from a model's layers alone (a LayerStack: no parameter buffer allocated).
+std::vector<LayerLayout> modelLayout(const std::vector<std::unique_ptr<Layer>>& layers);
 void saveModelLayout(CheckpointWriter& writer, const Model& model);
 // The layout the checkpoint holds; nullopt for checkpoints written without one. CheckpointError
 // naming the shard and line when the shard is there but unreadable.
@@ -39,5 +41,6 @@ std::string layoutDifference(const std::vector<LayerLayout>& checkpoint, const s
 // checkpoint records a layout that differs from the model's. Checkpoints without a layout pass:
 // their shard sizes are still checked when the values are copied.
 void checkModelLayout(const Checkpoint& checkpoint, const Model& model);
+void checkModelLayout(const Checkpoint& checkpoint, const std::vector<LayerLayout>& layout);
 
 }  // namespace trainbench::engine

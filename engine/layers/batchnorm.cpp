@@ -10,31 +10,6 @@ namespace trainbench::engine {
 using dnnl::memory;
 using Flags = dnnl::normalization_flags;
 
-namespace {
-
-// Whether the batch dimension is outermost: each example's values are one block of memory and the
-// blocks follow each other, so a shard of consecutive examples is a slice. True of plain layouts and
-// of oneDNN's channel-blocked activation layouts (nChw16c: [N][C/16][H][W][16]).
-bool batchOutermost(const memory::desc& md) {
-    const dnnl_memory_desc_t& d = md.data;
-    if (d.format_kind != dnnl_blocked || d.offset0 != 0) return false;
-    const dnnl_blocking_desc_t& b = d.format_desc.blocking;
-    for (int i = 0; i < b.inner_nblks; ++i)
-        if (b.inner_idxs[i] == 0) return false;
-    return static_cast<size_t>(b.strides[0] * d.padded_dims[0]) * sizeof(float) == md.get_size();
-}
-
-// The layout of `shardBatch` consecutive examples of a batch in layout md (batch outermost): the same
-// strides, a smaller outermost extent.
-memory::desc shardDesc(const memory::desc& md, int64_t shardBatch) {
-    memory::desc s = md;
-    s.data.dims[0] = shardBatch;
-    s.data.padded_dims[0] = shardBatch;
-    return s;
-}
-
-}  // namespace
-
 void BatchNorm::ShardViews::make(const memory::desc& shardMd, int shards, const dnnl::engine& eng) {
     bytes = shardMd.get_size();
     mems.clear();
@@ -105,8 +80,8 @@ std::unique_ptr<BatchNorm::Plan> BatchNorm::makePlan(const memory::desc& inputMd
     if (batch % p->shards != 0)
         throw ModelError("batch_norm: a batch of " + std::to_string(batch) + " examples does not split into " +
                          std::to_string(p->shards) + " equal statistics shards");
-    p->srcMd = batchOutermost(inputMd) ? inputMd : Tensor::plainDesc(inputMd.dims());
-    const memory::desc shardMd = shardDesc(p->srcMd, batch / p->shards);
+    p->srcMd = Tensor::batchOutermost(inputMd) ? inputMd : Tensor::plainDesc(inputMd.dims());
+    const memory::desc shardMd = Tensor::withBatch(p->srcMd, batch / p->shards);
     Flags flags = Flags::use_scale | Flags::use_shift;
     if (!training) flags |= Flags::use_global_stats;
     if (fusedReLU_) flags |= Flags::fuse_norm_relu;
@@ -165,7 +140,7 @@ Tensor& BatchNorm::forward(Tensor& input, bool training) {
     Plan& p = plans_.get(batch, training, [&] { return makePlan(input.desc(), training); },
                          [&](const Plan& q) {
                              return q.shards == shards && (q.srcMd == input.desc() ||
-                                                           (!batchOutermost(input.desc()) &&
+                                                           (!Tensor::batchOutermost(input.desc()) &&
                                                             q.srcMd == Tensor::plainDesc(input.dims())));
                          });
     lastInput_ = &input;

@@ -53,4 +53,20 @@ dnnl::memory::desc Tensor::plainDesc(const Dims& dims) {
     return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, plainTag(dims.size()));
 }
 
+bool Tensor::batchOutermost(const dnnl::memory::desc& md) {
+    const dnnl_memory_desc_t& d = md.data;
+    if (d.format_kind != dnnl_blocked || d.offset0 != 0) return false;
+    const dnnl_blocking_desc_t& b = d.format_desc.blocking;
+    for (int i = 0; i < b.inner_nblks; ++i)
+        if (b.inner_idxs[i] == 0) return false;
+    return static_cast<size_t>(b.strides[0] * d.padded_dims[0]) * sizeof(float) == md.get_size();
+}
+
+dnnl::memory::desc Tensor::withBatch(const dnnl::memory::desc& md, int64_t batch) {
+    dnnl::memory::desc s = md;
+    s.data.dims[0] = batch;
+    s.data.padded_dims[0] = batch;
+    return s;
+}
+
 }  // namespace trainbench::engine

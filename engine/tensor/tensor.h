@@ -50,6 +50,13 @@ public:
 
     // A plain row-major descriptor of the given dims.
     static dnnl::memory::desc plainDesc(const Dims& dims);
+    // Whether the batch dimension is outermost: each example's values are one block of memory and the
+    // blocks follow each other, so a run of consecutive examples is a slice. True of plain layouts and
+    // of oneDNN's channel-blocked activation layouts (nChw16c: [N][C/16][H][W][16]).
+    static bool batchOutermost(const dnnl::memory::desc& md);
+    // The layout of `batch` examples in layout md (batch outermost): the same strides, another
+    // outermost extent.
+    static dnnl::memory::desc withBatch(const dnnl::memory::desc& md, int64_t batch);
 
 private:
     AlignedBuffer storage_;

@@ -33,6 +33,8 @@ const std::vector<std::string> kEngineStack = {
     "optim",       //
     "data",        // sources, records (TFRecord), storage, the input pipeline
     "checkpoint",  //
+    "graph",       // the inference graph IR: from a model or a checkpoint, BN folding, fused ReLU, reference evaluator
+    "inference",   // the oneDNN executor of inference graphs
     "telemetry",   // step, evaluation and run records; the clock they are measured on
     "net",         // Asio server/client scaffolding, framing, addresses, deadlines
     "rendezvous",  // the rendezvous store of multi_worker jobs (not the run store)

@@ -1,0 +1,82 @@
+#include "engine/graph/graph.h"
+
+#include <functional>
+#include <numeric>
+#include <set>
+
+#include "engine/graph/nodeshape.h"
+#include "engine/model/layerstack.h"
+
+namespace trainbench::engine::graph {
+
+namespace {
+constexpr OpKind kKinds[] = {OpKind::Conv,    OpKind::Gemm,    OpKind::BatchNormalization, OpKind::Relu,
+                             OpKind::MaxPool, OpKind::GlobalAveragePool, OpKind::Flatten,  OpKind::Add};
+}  // namespace
+
+const char* opKindName(OpKind kind) {
+    switch (kind) {
+        case OpKind::Conv: return "Conv";
+        case OpKind::Gemm: return "Gemm";
+        case OpKind::BatchNormalization: return "BatchNormalization";
+        case OpKind::Relu: return "Relu";
+        case OpKind::MaxPool: return "MaxPool";
+        case OpKind::GlobalAveragePool: return "GlobalAveragePool";
+        case OpKind::Flatten: return "Flatten";
+        case OpKind::Add: return "Add";
+    }
+    return "?";
+}
+
+std::optional<OpKind> parseOpKind(std::string_view onnxOpType) {
+    for (OpKind k : kKinds)
+        if (onnxOpType == opKindName(k)) return k;
+    return std::nullopt;
+}
+
+const Initializer& Graph::initializer(const std::string& name, const std::string& node) const {
+    const auto it = initializers.find(name);
+    if (it == initializers.end()) throw GraphError("node '" + node + "': no initializer '" + name + "'");
+    return it->second;
+}
+
+std::map<std::string, Dims> Graph::valueShapes() const {
+    if (sample_shape.empty()) throw GraphError("the graph's input '" + input + "' has no sample shape");
+    for (const auto& [name, init] : initializers) {
+        const int64_t n = std::accumulate(init.dims.begin(), init.dims.end(), int64_t{1}, std::multiplies<>());
+        if (n != static_cast<int64_t>(init.values.size()))
+            throw GraphError("initializer '" + name + "' has dims " + dimsText(init.dims) + " (" + std::to_string(n) +
+                             " values) but holds " + std::to_string(init.values.size()));
+    }
+    std::map<std::string, Dims> shapes{{input, sample_shape}};
+    std::set<std::string> names;
+    for (const Node& node : nodes) {
+        const std::string where = "node '" + node.name + "' (" + opKindName(node.kind) + ")";
+        if (node.name.empty()) throw GraphError("a " + std::string(opKindName(node.kind)) + " node has no name");
+        if (!names.insert(node.name).second) throw GraphError(where + ": a node of that name comes earlier");
+        if (shapes.count(node.output) || initializers.count(node.output))
+            throw GraphError(where + ": its output '" + node.output + "' is already defined");
+        shapes.emplace(node.output, nodeOutputShape(*this, node, shapes, where));
+    }
+    return shapes;
+}
+
+void Graph::validate() const {
+    const std::map<std::string, Dims> shapes = valueShapes();
+    const auto it = shapes.find(output);
+    if (it == shapes.end()) throw GraphError("the graph's output '" + output + "' is not written by any node");
+    if (it->second != Dims{classes})
+        throw GraphError("the graph's output '" + output + "' has shape " + dimsText(it->second) + ", expected " +
+                         std::to_string(classes) + " classes");
+    if (!metadata.class_names.empty() && static_cast<int64_t>(metadata.class_names.size()) != classes)
+        throw GraphError("the metadata names " + std::to_string(metadata.class_names.size()) + " classes, the graph has " +
+                         std::to_string(classes));
+}
+
+int64_t Graph::parameterCount() const {
+    int64_t n = 0;
+    for (const auto& [name, init] : initializers) n += static_cast<int64_t>(init.values.size());
+    return n;
+}
+
+}  // namespace trainbench::engine::graph

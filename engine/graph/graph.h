@@ -1,0 +1,92 @@
+#pragma once
+// A model for inference as a graph: the form a trained model is served, quantized and exported in,
+// and what an imported ONNX model becomes (issue 22). Nodes in execution order, each reading named
+// values and writing one; weights are named initializers. Tensors are NCHW / [N, features] with the
+// batch dimension left free: a graph runs at any batch size.
+//
+// Layouts follow PyTorch and ONNX: Conv weights [out, in, kh, kw], Gemm (Dense) weights [out, in]
+// (ONNX Gemm with transB = 1), BatchNormalization scale/bias/mean/var [C].
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace trainbench::engine::graph {
+
+using Dims = std::vector<int64_t>;
+
+// A graph that does not hold together: the message names the node (or initializer) and what is
+// wrong with it ("node 'dense_3' (Gemm): weight 'dense_3.weight' is 10x300, the input has 256
+// features").
+class GraphError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+enum class OpKind {
+    Conv,                // inputs: x, W[, B]; attrs: kernel, stride, pads; fused_relu
+    Gemm,                // inputs: x [N, in], W [out, in][, B]; fused_relu. A rank > 2 input is flattened.
+    BatchNormalization,  // inputs: x, scale, bias, mean, var; attr: epsilon; fused_relu
+    Relu,                // inputs: x
+    MaxPool,             // inputs: x; attrs: kernel, stride, pads
+    GlobalAveragePool,   // inputs: x
+    Flatten,             // inputs: x ([N, ...] -> [N, prod(...)])
+    Add,                 // inputs: a, b (same shape); fused_relu (a residual block's out = relu(a + b))
+};
+
+// The ONNX op_type of a kind ("Conv", "Gemm", ...), and back.
+const char* opKindName(OpKind kind);
+std::optional<OpKind> parseOpKind(std::string_view onnxOpType);
+
+struct Node {
+    std::string name;                 // unique within the graph ("dense_1", "bottleneck_4/conv_b")
+    OpKind kind = OpKind::Relu;
+    std::vector<std::string> inputs;  // value or initializer names
+    std::string output;               // the value it writes
+    // Conv / MaxPool: square kernels and strides, symmetric padding (what the engine's layers make;
+    // an import that needs more says so by node name).
+    int64_t kernel = 0, stride = 1, pad = 0;
+    float epsilon = 1e-5f;            // BatchNormalization
+    bool fused_relu = false;          // Conv / Gemm / BatchNormalization / Add: ReLU applied to the output
+};
+
+struct Initializer {
+    Dims dims;
+    std::vector<float> values;        // row-major, dims' product of them
+};
+
+// What a served model needs beyond its ops.
+struct GraphMetadata {
+    std::string producer = "trainbench";
+    std::string source_run;           // "run 12 of /path/runs.db" or the ONNX file it came from
+    // Pixels arrive as stored (0..255 for images) and are multiplied by input_scale then shifted by
+    // input_shift before the first op (Fashion-MNIST: scale 1/255, shift 0).
+    float input_scale = 1.0f, input_shift = 0.0f;
+    std::vector<std::string> class_names;  // index -> name; empty: the index is the name
+};
+
+struct Graph {
+    std::string input;                // the input value's name
+    Dims sample_shape;                // per-example input shape, {C, H, W} or {features}
+    std::string output;               // the logits' value name, [N, classes]
+    int64_t classes = 0;
+    std::vector<Node> nodes;          // in execution order; a node reads only the input, initializers and earlier outputs
+    std::map<std::string, Initializer> initializers;
+    GraphMetadata metadata;
+
+    // Checks the graph's wiring and shapes (every input defined before use, initializer dims fit
+    // the op, the output has `classes` features); throws GraphError naming the node.
+    void validate() const;
+    // Per-example shape of every value, from sample_shape (validate() uses it). GraphError naming
+    // the node whose inputs do not fit.
+    std::map<std::string, Dims> valueShapes() const;
+    // The values of every initializer (what the model weighs, folded or not).
+    int64_t parameterCount() const;
+    // The initializer `name`; GraphError naming `node` when there is none.
+    const Initializer& initializer(const std::string& name, const std::string& node) const;
+};
+
+}  // namespace trainbench::engine::graph

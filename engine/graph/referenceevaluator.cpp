@@ -1,0 +1,138 @@
+#include "engine/graph/referenceevaluator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace trainbench::engine::graph {
+
+namespace {
+
+using Values = std::vector<double>;
+
+double relu(double v, bool on) { return on && v < 0.0 ? 0.0 : v; }
+
+const std::vector<float>& weights(const Graph& g, const Node& n, size_t i) { return g.initializers.at(n.inputs[i]).values; }
+
+Values conv(const Graph& g, const Node& n, const Values& x, const Dims& in, const Dims& out) {
+    const std::vector<float>& w = weights(g, n, 1);
+    const int64_t c = in[0], h = in[1], wd = in[2], k = n.kernel;
+    Values y(static_cast<size_t>(out[0] * out[1] * out[2]));
+    for (int64_t o = 0; o < out[0]; ++o)
+        for (int64_t oy = 0; oy < out[1]; ++oy)
+            for (int64_t ox = 0; ox < out[2]; ++ox) {
+                double sum = n.inputs.size() == 3 ? weights(g, n, 2)[static_cast<size_t>(o)] : 0.0;
+                for (int64_t i = 0; i < c; ++i)
+                    for (int64_t ky = 0; ky < k; ++ky)
+                        for (int64_t kx = 0; kx < k; ++kx) {
+                            const int64_t iy = oy * n.stride - n.pad + ky, ix = ox * n.stride - n.pad + kx;
+                            if (iy < 0 || iy >= h || ix < 0 || ix >= wd) continue;  // zero padding
+                            sum += double(w[static_cast<size_t>(((o * c + i) * k + ky) * k + kx)]) *
+                                   x[static_cast<size_t>((i * h + iy) * wd + ix)];
+                        }
+                y[static_cast<size_t>((o * out[1] + oy) * out[2] + ox)] = relu(sum, n.fused_relu);
+            }
+    return y;
+}
+
+Values gemm(const Graph& g, const Node& n, const Values& x, const Dims& out) {
+    const std::vector<float>& w = weights(g, n, 1);
+    const size_t units = static_cast<size_t>(out[0]), features = x.size();
+    Values y(units);
+    for (size_t o = 0; o < units; ++o) {
+        double sum = n.inputs.size() == 3 ? weights(g, n, 2)[o] : 0.0;
+        for (size_t i = 0; i < features; ++i) sum += double(w[o * features + i]) * x[i];
+        y[o] = relu(sum, n.fused_relu);
+    }
+    return y;
+}
+
+Values batchNorm(const Graph& g, const Node& n, Values x, const Dims& in) {
+    const size_t channels = static_cast<size_t>(in[0]), per = x.size() / channels;
+    for (size_t c = 0; c < channels; ++c) {
+        const double s = weights(g, n, 1)[c] / std::sqrt(double(weights(g, n, 4)[c]) + double(n.epsilon));
+        for (size_t k = 0; k < per; ++k) {
+            double& v = x[c * per + k];
+            v = relu((v - weights(g, n, 3)[c]) * s + weights(g, n, 2)[c], n.fused_relu);
+        }
+    }
+    return x;
+}
+
+Values maxPool(const Node& n, const Values& x, const Dims& in, const Dims& out) {
+    Values y(static_cast<size_t>(out[0] * out[1] * out[2]));
+    for (int64_t c = 0; c < out[0]; ++c)
+        for (int64_t oy = 0; oy < out[1]; ++oy)
+            for (int64_t ox = 0; ox < out[2]; ++ox) {
+                double m = -std::numeric_limits<double>::infinity();  // padding is never the max
+                for (int64_t ky = 0; ky < n.kernel; ++ky)
+                    for (int64_t kx = 0; kx < n.kernel; ++kx) {
+                        const int64_t iy = oy * n.stride - n.pad + ky, ix = ox * n.stride - n.pad + kx;
+                        if (iy >= 0 && iy < in[1] && ix >= 0 && ix < in[2])
+                            m = std::max(m, x[static_cast<size_t>((c * in[1] + iy) * in[2] + ix)]);
+                    }
+                y[static_cast<size_t>((c * out[1] + oy) * out[2] + ox)] = m;
+            }
+    return y;
+}
+
+Values globalAveragePool(const Values& x, const Dims& in) {
+    const size_t channels = static_cast<size_t>(in[0]), per = static_cast<size_t>(in[1] * in[2]);
+    Values y(channels, 0.0);
+    for (size_t c = 0; c < channels; ++c) {
+        for (size_t k = 0; k < per; ++k) y[c] += x[c * per + k];
+        y[c] /= double(per);
+    }
+    return y;
+}
+
+// One example through the graph.
+Values evaluateOne(const Graph& g, const std::map<std::string, Dims>& shapes, Values input) {
+    std::map<std::string, Values> values{{g.input, std::move(input)}};
+    for (const Node& n : g.nodes) {
+        const Values& x = values.at(n.inputs[0]);
+        const Dims& in = shapes.at(n.inputs[0]);
+        const Dims& out = shapes.at(n.output);
+        Values y;
+        switch (n.kind) {
+            case OpKind::Conv: y = conv(g, n, x, in, out); break;
+            case OpKind::Gemm: y = gemm(g, n, x, out); break;
+            case OpKind::BatchNormalization: y = batchNorm(g, n, x, in); break;
+            case OpKind::Relu:
+                y = x;
+                for (double& v : y) v = relu(v, true);
+                break;
+            case OpKind::MaxPool: y = maxPool(n, x, in, out); break;
+            case OpKind::GlobalAveragePool: y = globalAveragePool(x, in); break;
+            case OpKind::Flatten: y = x; break;
+            case OpKind::Add: {
+                const Values& b = values.at(n.inputs[1]);
+                y = x;
+                for (size_t i = 0; i < y.size(); ++i) y[i] = relu(y[i] + b[i], n.fused_relu);
+                break;
+            }
+        }
+        values[n.output] = std::move(y);
+    }
+    return values.at(g.output);
+}
+
+}  // namespace
+
+std::vector<float> evaluateReference(const Graph& g, const float* x, int64_t n) {
+    g.validate();
+    const std::map<std::string, Dims> shapes = g.valueShapes();
+    size_t per = 1;
+    for (int64_t d : g.sample_shape) per *= static_cast<size_t>(d);
+    std::vector<float> logits;
+    logits.reserve(static_cast<size_t>(n * g.classes));
+    for (int64_t e = 0; e < n; ++e) {
+        Values input(per);
+        for (size_t i = 0; i < per; ++i)
+            input[i] = double(x[static_cast<size_t>(e) * per + i]) * g.metadata.input_scale + g.metadata.input_shift;
+        for (double v : evaluateOne(g, shapes, std::move(input))) logits.push_back(static_cast<float>(v));
+    }
+    return logits;
+}
+
+}  // namespace trainbench::engine::graph

@@ -1,0 +1,332 @@
+#include "engine/inference/compiledplan.h"
+
+#include <set>
+
+#include "engine/graph/graphpasses.h"
+#include "engine/layers/layer.h"
+
+namespace trainbench::engine::inference {
+
+using dnnl::memory;
+using dnnl::prop_kind;
+using graph::Node;
+using graph::OpKind;
+
+namespace {
+
+memory::desc anyDesc(const Dims& dims) { return memory::desc(dims, memory::data_type::f32, memory::format_tag::any); }
+
+int64_t shapeProduct(const Dims& d) {
+    int64_t n = 1;
+    for (int64_t v : d) n *= v;
+    return n;
+}
+
+// Builds the steps of one stage: each value's memory in the layout its producer chose, a reorder in
+// front of a primitive only where it wants another.
+class Builder {
+public:
+    Builder(const graph::Graph& g, const std::map<std::string, Dims>& shapes, CompiledStage& stage,
+            CompiledPlan& plan, const dnnl::engine& eng, WeightCache& weights)
+        : g_(g), shapes_(shapes), n_(stage.batch), eng_(eng), weights_(weights), stage_(stage), plan_(plan) {}
+
+    // The graph's input as the stage's input (plain), scaled by a first step when asked.
+    void startAtInput(bool scaleInput) {
+        stage_.input = memory(Tensor::plainDesc(batchDims(g_.sample_shape)), eng_, DNNL_MEMORY_NONE);
+        values_[g_.input] = stage_.input;
+        if (!scaleInput) return;
+        const memory& dst = buffer(stage_.input.get_desc());
+        dnnl::eltwise_forward::primitive_desc pd({prop_kind::forward_inference, dnnl::algorithm::eltwise_linear,
+                                                  stage_.input.get_desc(), g_.metadata.input_scale,
+                                                  g_.metadata.input_shift},
+                                                 eng_);
+        step(dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, stage_.input}, {DNNL_ARG_DST, dst}});
+        values_[g_.input] = dst;
+    }
+    // `value` as the stage's input, held in `held`.
+    void startAt(const std::string& value, const memory& held) {
+        stage_.input = held;
+        values_[value] = held;
+    }
+    void compileNodes(size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) values_[g_.nodes[i].output] = compile(g_.nodes[i]);
+    }
+    // The stage's output: `value` in layout `wanted`, in a memory the caller points before each run.
+    // The last primitive writes it there itself when it writes that value in that layout; otherwise a
+    // reorder copies it there.
+    void finishAt(const std::string& value, const memory::desc& wanted) {
+        const memory& held = values_.at(value);
+        auto plain = [](const memory::desc& d) { return d == Tensor::plainDesc(d.dims()); };
+        CompiledStep* last = stage_.steps.empty() ? nullptr : &stage_.steps.back();
+        if (last && graph::useCount(g_, value) == 1 && last->args.count(DNNL_ARG_DST)) {
+            memory& dst = last->args.at(DNNL_ARG_DST);
+            const memory::desc d = dst.get_desc();
+            // Plain [n, C, 1, 1] and plain [n, C] (a Flatten's view) are the same bytes.
+            const bool fits = d == wanted || (plain(d) && plain(wanted) && d.get_size() == wanted.get_size());
+            if (fits && dst.get_data_handle() == held.get_data_handle()) {
+                stage_.output = memory(d, eng_, DNNL_MEMORY_NONE);
+                dst = stage_.output;
+                return;
+            }
+        }
+        stage_.output = memory(wanted, eng_, DNNL_MEMORY_NONE);
+        memory from = held;
+        if (held.get_desc().dims() != wanted.dims())
+            from = view(as(held, Tensor::plainDesc(held.get_desc().dims())), Tensor::plainDesc(wanted.dims()));
+        step(dnnl::reorder(from, stage_.output), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, stage_.output}});
+    }
+    const memory& value(const std::string& name) const { return values_.at(name); }
+
+private:
+    Dims batchDims(const Dims& sample) const {
+        Dims d{n_};
+        d.insert(d.end(), sample.begin(), sample.end());
+        return d;
+    }
+    const memory& buffer(const memory::desc& md) {
+        plan_.buffers.push_back(std::make_unique<Tensor>(md, eng_));
+        return plan_.buffers.back()->mem();
+    }
+    void step(dnnl::primitive p, std::unordered_map<int, memory> args) {
+        stage_.steps.push_back({std::move(p), std::move(args)});
+    }
+    // m's bytes under another descriptor. A view of the stage's input, whose storage is given at
+    // each run, is pointed with it.
+    memory view(const memory& m, const memory::desc& d) {
+        memory v(d, eng_, m.get_data_handle());
+        bool input = m.get() == stage_.input.get();
+        for (const memory& other : stage_.inputViews) input = input || m.get() == other.get();
+        if (input) stage_.inputViews.push_back(v);
+        return v;
+    }
+    // The value in layout `wanted`, reordered into a new buffer when it is held in another.
+    memory as(const memory& value, const memory::desc& wanted) {
+        if (value.get_desc() == wanted) return value;
+        const memory& dst = buffer(wanted);
+        step(dnnl::reorder(value, dst), {{DNNL_ARG_FROM, value}, {DNNL_ARG_TO, dst}});
+        return dst;
+    }
+
+    memory compile(const Node& node) {
+        const memory& x = values_.at(node.inputs[0]);
+        const Dims out = batchDims(shapes_.at(node.output));
+        switch (node.kind) {
+            case OpKind::Conv: return conv(node, x, out);
+            case OpKind::Gemm: return gemm(node, x, out);
+            case OpKind::BatchNormalization: {
+                auto flags = dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale |
+                             dnnl::normalization_flags::use_shift;
+                if (node.fused_relu) flags |= dnnl::normalization_flags::fuse_norm_relu;
+                dnnl::batch_normalization_forward::primitive_desc pd(
+                    {prop_kind::forward_inference, x.get_desc(), node.epsilon, flags}, eng_);
+                const memory& dst = buffer(pd.dst_desc());
+                const memory::desc c = Tensor::plainDesc({out[1]});
+                step(dnnl::batch_normalization_forward(pd),
+                     {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCALE, weights_.get(node.inputs[1], c)},
+                      {DNNL_ARG_SHIFT, weights_.get(node.inputs[2], c)}, {DNNL_ARG_MEAN, weights_.get(node.inputs[3], c)},
+                      {DNNL_ARG_VARIANCE, weights_.get(node.inputs[4], c)}});
+                return dst;
+            }
+            case OpKind::Relu: {
+                dnnl::eltwise_forward::primitive_desc pd(
+                    {prop_kind::forward_inference, dnnl::algorithm::eltwise_relu, x.get_desc(), 0.0f, 0.0f}, eng_);
+                const memory& dst = buffer(pd.dst_desc());
+                step(dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, dst}});
+                return dst;
+            }
+            case OpKind::MaxPool:
+            case OpKind::GlobalAveragePool: return pool(node, x, out);
+            case OpKind::Flatten: return flatten(node, x, out);
+            case OpKind::Add: {
+                const memory b = as(values_.at(node.inputs[1]), x.get_desc());
+                dnnl::binary::primitive_desc pd({dnnl::algorithm::binary_add, x.get_desc(), b.get_desc(), x.get_desc()},
+                                                reluAttr(node.fused_relu), eng_);
+                const memory& dst = buffer(pd.dst_desc());
+                step(dnnl::binary(pd), {{DNNL_ARG_SRC_0, x}, {DNNL_ARG_SRC_1, b}, {DNNL_ARG_DST, dst}});
+                return dst;
+            }
+        }
+        throw graph::GraphError("node '" + node.name + "': unknown op kind");
+    }
+
+    memory conv(const Node& node, const memory& x, const Dims& out) {
+        const Dims wDims = g_.initializers.at(node.inputs[1]).dims;
+        const memory::dims stride{node.stride, node.stride}, pad{node.pad, node.pad};
+        const memory::desc biasMd = node.inputs.size() == 3 ? anyDesc({out[1]}) : memory::desc();
+        // Everything "any": the kernel picks its layouts; the input is reordered to it if need be
+        // (the first convolution's plain input usually stays plain).
+        dnnl::convolution_forward::primitive_desc pd(
+            {prop_kind::forward_inference, dnnl::algorithm::convolution_direct, anyDesc(x.get_desc().dims()),
+             anyDesc(wDims), biasMd, anyDesc(out), stride, pad, pad},
+            reluAttr(node.fused_relu), eng_);
+        return weighted<dnnl::convolution_forward>(node, node.inputs[1], x, pd);
+    }
+
+    // A convolution's or inner product's step: the input in the layout it wants, the weights in
+    // theirs (reordered once, WeightCache), a new buffer for the output.
+    template <typename Primitive>
+    memory weighted(const Node& node, const std::string& weight, const memory& x,
+                    const typename Primitive::primitive_desc& pd) {
+        const memory src = as(x, pd.src_desc());
+        const memory& dst = buffer(pd.dst_desc());
+        std::unordered_map<int, memory> args{
+            {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights_.get(weight, pd.weights_desc())}, {DNNL_ARG_DST, dst}};
+        if (node.inputs.size() == 3) args[DNNL_ARG_BIAS] = weights_.get(node.inputs[2], pd.bias_desc());
+        step(Primitive(pd), std::move(args));
+        return dst;
+    }
+
+    memory gemm(const Node& node, const memory& x, const Dims& out) {
+        // The input as it is held. Examples one after the other without padding (plain, nhwc,
+        // nChw16c with whole blocks) are read as a plain [n, features] matrix, the weights' rows
+        // permuted once to the same order: the matrix kernels (brgemm) are 2-3x faster than the
+        // inner product's [n, C, H, W] path. Otherwise the input is read as [n, C, H, W] directly.
+        memory in = x;
+        std::string weight = node.inputs[1];
+        const memory::desc held = x.get_desc();
+        const int64_t features = shapeProduct(held.dims()) / n_;
+        if (held.dims().size() > 2 && Tensor::batchOutermost(held) &&
+            held.get_size() == static_cast<size_t>(n_ * features) * sizeof(float)) {
+            if (held != Tensor::plainDesc(held.dims())) weight = weights_.matchingInput(weight, held);
+            in = view(x, Tensor::plainDesc({n_, features}));
+        }
+        const memory::desc src = in.get_desc();
+        Dims wDims = src.dims();
+        wDims[0] = out[1];
+        dnnl::inner_product_forward::primitive_desc pd =
+            node.inputs.size() == 3
+                ? dnnl::inner_product_forward::primitive_desc(
+                      {prop_kind::forward_inference, src, anyDesc(wDims), anyDesc({out[1]}), anyDesc(out)},
+                      reluAttr(node.fused_relu), eng_)
+                : dnnl::inner_product_forward::primitive_desc(
+                      {prop_kind::forward_inference, src, anyDesc(wDims), anyDesc(out)}, reluAttr(node.fused_relu), eng_);
+        return weighted<dnnl::inner_product_forward>(node, weight, in, pd);
+    }
+
+    memory pool(const Node& node, const memory& x, const Dims& out) {
+        const Dims in = x.get_desc().dims();
+        const bool global = node.kind == OpKind::GlobalAveragePool;
+        const memory::dims kernel = global ? memory::dims{in[2], in[3]} : memory::dims{node.kernel, node.kernel};
+        const memory::dims stride = global ? kernel : memory::dims{node.stride, node.stride};
+        const memory::dims pad = global ? memory::dims{0, 0} : memory::dims{node.pad, node.pad};
+        dnnl::pooling_forward::primitive_desc pd(
+            {prop_kind::forward_inference,
+             global ? dnnl::algorithm::pooling_avg_exclude_padding : dnnl::algorithm::pooling_max, x.get_desc(),
+             anyDesc(out), stride, kernel, pad, pad},
+            eng_);
+        const memory& dst = buffer(pd.dst_desc());
+        step(dnnl::pooling_forward(pd), {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, dst}});
+        return dst;
+    }
+
+    // A Flatten whose readers are all Gemms passes its input on as it is held (see gemm()); for
+    // anything else the values are made plain, where [n, C, H, W] and [n, C*H*W] are the same bytes.
+    memory flatten(const Node& node, const memory& x, const Dims& out) {
+        bool onlyGemms = node.output != g_.output;
+        for (const Node& reader : g_.nodes)
+            for (size_t i = 0; i < reader.inputs.size(); ++i)
+                if (reader.inputs[i] == node.output && (reader.kind != OpKind::Gemm || i != 0)) onlyGemms = false;
+        if (onlyGemms) return x;
+        const memory plain = as(x, Tensor::plainDesc(x.get_desc().dims()));
+        return view(plain, Tensor::plainDesc(out));
+    }
+
+    const graph::Graph& g_;
+    const std::map<std::string, Dims>& shapes_;
+    int64_t n_;
+    const dnnl::engine& eng_;
+    WeightCache& weights_;
+    CompiledStage& stage_;
+    CompiledPlan& plan_;
+    std::map<std::string, memory> values_;
+};
+
+// The end of the prefix a plan may run in chunks: the last node before the first Gemm (or Flatten
+// feeding one), provided only its output is read after it (a residual branch must not cross the
+// cut). -1 when there is none.
+int prefixEnd(const graph::Graph& g) {
+    int end = -1;
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        if (g.nodes[i].kind == OpKind::Gemm || g.nodes[i].kind == OpKind::Flatten) break;
+        end = static_cast<int>(i);
+    }
+    if (end < 0 || static_cast<size_t>(end) + 1 >= g.nodes.size()) return -1;
+    std::set<std::string> inside{g.input};
+    for (int i = 0; i < end; ++i) inside.insert(g.nodes[static_cast<size_t>(i)].output);
+    for (size_t i = static_cast<size_t>(end) + 1; i < g.nodes.size(); ++i)
+        for (const std::string& in : g.nodes[i].inputs)
+            if (inside.count(in)) return -1;
+    return g.nodes[static_cast<size_t>(end)].output == g.output ? -1 : end;
+}
+
+}  // namespace
+
+std::unique_ptr<CompiledPlan> buildPlan(const graph::Graph& g, const std::map<std::string, Dims>& shapes, int64_t n,
+                                        int64_t chunk, bool scaleInput, const dnnl::engine& engine, WeightCache& weights) {
+    auto plan = std::make_unique<CompiledPlan>();
+    plan->batch = n;
+    plan->main.batch = n;
+    const memory::desc logits = Tensor::plainDesc({n, g.classes});
+    const int end = prefixEnd(g);
+    if (chunk <= 0 || n <= chunk || end < 0) {
+        Builder b(g, shapes, plan->main, *plan, engine, weights);
+        b.startAtInput(scaleInput);
+        b.compileNodes(0, g.nodes.size());
+        b.finishAt(g.output, logits);
+        return plan;
+    }
+    plan->chunk = chunk;
+    const std::string& cut = g.nodes[static_cast<size_t>(end)].output;
+    plan->prefix.resize(n % chunk ? 2 : 1);
+    for (size_t k = 0; k < plan->prefix.size(); ++k) {
+        CompiledStage& stage = plan->prefix[k];
+        stage.batch = k == 0 ? chunk : n % chunk;
+        Builder b(g, shapes, stage, *plan, engine, weights);
+        b.startAtInput(scaleInput);
+        b.compileNodes(0, static_cast<size_t>(end) + 1);
+        // Written in the layout its producer chose, which must hold examples one after the other.
+        memory::desc held = b.value(cut).get_desc();
+        if (!Tensor::batchOutermost(held)) held = Tensor::plainDesc(held.dims());
+        b.finishAt(cut, k == 0 ? held : Tensor::withBatch(plan->prefix[0].output.get_desc(), stage.batch));
+    }
+    const memory::desc whole = Tensor::withBatch(plan->prefix[0].output.get_desc(), n);
+    plan->prefixBytesPerExample = plan->prefix[0].output.get_desc().get_size() / static_cast<size_t>(chunk);
+    plan->buffers.push_back(std::make_unique<Tensor>(whole, engine));
+    Builder b(g, shapes, plan->main, *plan, engine, weights);
+    b.startAt(cut, plan->buffers.back()->mem());
+    b.compileNodes(static_cast<size_t>(end) + 1, g.nodes.size());
+    b.finishAt(g.output, logits);
+    return plan;
+}
+
+namespace {
+void pointInput(CompiledStage& s, void* at) {
+    s.input.set_data_handle(at);
+    for (dnnl::memory& v : s.inputViews) v.set_data_handle(at);
+}
+}  // namespace
+
+void runPlan(CompiledPlan& p, const float* x, float* logits, dnnl::stream& stream) {
+    auto run = [&](CompiledStage& s) {
+        for (CompiledStep& step : s.steps) step.primitive.execute(stream, step.args);
+    };
+    // oneDNN only reads the input; its memory objects take a non-const handle.
+    float* in = const_cast<float*>(x);
+    if (p.chunk > 0) {
+        const size_t perExample = static_cast<size_t>(p.prefix[0].input.get_desc().get_size() / static_cast<size_t>(p.chunk));
+        char* out = static_cast<char*>(p.main.input.get_data_handle());
+        for (int64_t at = 0; at < p.batch; at += p.chunk) {
+            CompiledStage& s = p.prefix[p.batch - at >= p.chunk ? 0 : 1];
+            pointInput(s, reinterpret_cast<char*>(in) + static_cast<size_t>(at) * perExample);
+            s.output.set_data_handle(out + static_cast<size_t>(at) * p.prefixBytesPerExample);
+            run(s);
+        }
+    } else {
+        pointInput(p.main, in);
+    }
+    p.main.output.set_data_handle(logits);
+    run(p.main);
+    stream.wait();
+}
+
+}  // namespace trainbench::engine::inference
