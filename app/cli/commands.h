@@ -51,6 +51,10 @@ int validateCommand(const std::string& file, const std::vector<std::string>& ove
 // A dry run on the experiment's emulated devices, every sweep point a row; 1 when a point does not fit.
 int estimateCommand(const std::string& file, const std::vector<std::string>& overrides, bool asJson,
                     const std::string& db);
+// estimate --inference: the model's forward pass per catalog device x precision x batch (docs/devices.md).
+int inferenceEstimateCommand(const std::string& file, const std::vector<std::string>& overrides,
+                             const std::vector<int64_t>& batches, const std::vector<std::string>& precisions,
+                             bool asJson);
 
 int runsCommand(const std::string& db, const std::string& status, int limit);
 

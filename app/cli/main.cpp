@@ -85,6 +85,18 @@ int main(int argc, char** argv) {
     std::string estimateDb = defaultDb;
     estimateCmd->add_option("--db", estimateDb, "Run store whose calibration times device.type cpu-host")
         ->default_str(defaultDb);
+    bool estimateInference = false;
+    std::vector<int64_t> estimateBatches{1, 8, 64, 256};
+    std::vector<std::string> estimatePrecisions{"fp32", "bf16", "int8"};
+    estimateCmd->add_flag("--inference", estimateInference,
+                          "Serving instead of training: latency, examples/s and cost per million predictions of "
+                          "the model's forward pass on each catalog device");
+    estimateCmd->add_option("--batch", estimateBatches, "--inference: batch sizes, comma-separated")
+        ->delimiter(',')
+        ->default_str("1,8,64,256");
+    estimateCmd->add_option("--precision", estimatePrecisions, "--inference: fp32, bf16, int8, comma-separated")
+        ->delimiter(',')
+        ->default_str("fp32,bf16,int8");
 
     std::string db = defaultDb, status;
     int limit = 0;
@@ -211,6 +223,9 @@ int main(int argc, char** argv) {
         return cli::launchScriptCommand(ls);
     }
     if (*validateCmd) return cli::validateCommand(validateFile, validateOverrides);
+    if (*estimateCmd && estimateInference)
+        return cli::inferenceEstimateCommand(estimateFile, estimateOverrides, estimateBatches, estimatePrecisions,
+                                             estimateJson);
     if (*estimateCmd) return cli::estimateCommand(estimateFile, estimateOverrides, estimateJson, estimateDb);
     if (*runsCmd) return cli::runsCommand(db, status, limit);
     if (*ttaCmd) return cli::ttaCommand(tta);

@@ -147,11 +147,15 @@ DeviceSpec DeviceReader::read(const json& node) {
 
 void DeviceReader::readCompute(ObjectReader& device, DeviceSpec& spec) {
     ObjectReader g =
-        group(device, "compute", {"peak_fp32_tflops", "peak_tf32_tflops", "peak_bf16_tflops"}, "peak rates, TFLOP/s");
+        group(device, "compute", {"peak_fp32_tflops", "peak_tf32_tflops", "peak_bf16_tflops", "peak_int8_tops"},
+              "peak rates, TFLOP/s");
     spec.peak_fp32_flops =
         calibratable(g, "peak_fp32_tflops", "fp32 and non-matrix rate, TFLOP/s", kTera).value_or(0.0);
     spec.peak_tf32_flops = nullableRate(g, "peak_tf32_tflops", "TF32 tensor-core rate, TFLOP/s");
     spec.peak_bf16_flops = nullableRate(g, "peak_bf16_tflops", "16-bit tensor-core / MXU rate, TFLOP/s");
+    // Optional (catalogs written before inference had none), but sourced like every figure when given.
+    if (g.has("peak_int8_tops"))
+        spec.peak_int8_ops = nullableRate(g, "peak_int8_tops", "int8 tensor-core / MXU rate, TOPS (dense)");
     if (kind_ == DeviceKind::Tpu && g.has("peak_bf16_tflops") && g.required("peak_bf16_tflops", "")->is_null())
         g.issue(g.pathOf("peak_bf16_tflops"), "a tpu needs its MXU rate (peak bf16 per chip, TFLOP/s)");
     g.finish();

@@ -19,6 +19,7 @@ const char* precisionName(Precision precision) {
         case Precision::Fp32: return "fp32";
         case Precision::Tf32: return "tf32";
         case Precision::Bf16: return "bf16";
+        case Precision::Int8: return "int8";
     }
     return "?";
 }
@@ -28,6 +29,13 @@ Precision parsePrecision(const std::string& name) {
     if (name == "tf32") return Precision::Tf32;
     if (name == "bf16") return Precision::Bf16;
     throw std::invalid_argument("unknown precision '" + name + "'; must be one of 'fp32', 'tf32', 'bf16'");
+}
+
+Precision parseInferencePrecision(const std::string& name) {
+    if (name == "fp32") return Precision::Fp32;
+    if (name == "bf16") return Precision::Bf16;
+    if (name == "int8") return Precision::Int8;
+    throw std::invalid_argument("unknown inference precision '" + name + "'; must be one of 'fp32', 'bf16', 'int8'");
 }
 
 const char* figureStatusName(FigureSource::Status status) {
@@ -56,10 +64,11 @@ double DeviceSpec::replicaMatrixFlops(Precision precision) const {
     if (needs_calibration)
         throw std::invalid_argument(id +
                                     " has no peak FLOP/s until the host is calibrated (DeviceSpec::withCalibration)");
-    if (tpu && precision != Precision::Tf32) return replicaMxuFlops();
+    if (tpu && (precision == Precision::Fp32 || precision == Precision::Bf16)) return replicaMxuFlops();
     const std::optional<double> rate = precision == Precision::Fp32   ? std::optional<double>(peak_fp32_flops)
                                        : precision == Precision::Tf32 ? peak_tf32_flops
-                                                                      : peak_bf16_flops;
+                                       : precision == Precision::Bf16 ? peak_bf16_flops
+                                                                      : peak_int8_ops;
     if (!rate) {
         std::string why = std::string(id) + " has no " + precisionName(precision) + " matrix rate";
         if (tpu) why += " (the MXU multiplies bf16; use fp32 or bf16)";

@@ -16,11 +16,14 @@ const char* deviceKindName(DeviceKind kind);
 
 // The numeric format an emulated run computes in. On TPUs the MXU always multiplies bf16 and
 // accumulates fp32 (XLA's default precision rounds fp32 matrix inputs to bf16), so Fp32 and Bf16
-// differ there only in the bytes moved; TPUs and V100 have no TF32.
-enum class Precision { Fp32, Tf32, Bf16 };
+// differ there only in the bytes moved; TPUs and V100 have no TF32. Int8 is for inference only
+// (quantized weights and activations, int32 accumulation): training never runs in it.
+enum class Precision { Fp32, Tf32, Bf16, Int8 };
 const char* precisionName(Precision precision);
-// "fp32", "tf32", "bf16"; std::invalid_argument naming the accepted values otherwise.
+// A training precision: "fp32", "tf32", "bf16"; std::invalid_argument naming the accepted values otherwise.
 Precision parsePrecision(const std::string& name);
+// An inference precision: "fp32", "bf16", "int8"; std::invalid_argument naming the accepted values otherwise.
+Precision parseInferencePrecision(const std::string& name);
 
 // Where a figure comes from: a publication, a derivation from published figures, or an assumption.
 struct FigureSource {
@@ -64,6 +67,7 @@ struct DeviceSpec {
     double peak_fp32_flops = 0.0;
     std::optional<double> peak_tf32_flops;
     std::optional<double> peak_bf16_flops;  // tensor cores / MXUs at 16 bits (fp16 on V100)
+    std::optional<double> peak_int8_ops;    // int8 tensor cores / MXUs, dense, op/s (inference)
     double memory_bytes = 0.0;
     double memory_bandwidth_bytes_per_s = 0.0;
     double per_op_overhead_s = 0.0;

@@ -8,10 +8,12 @@ namespace {
 
 int64_t roundUp(int64_t x, int64_t multiple) { return (x + multiple - 1) / multiple * multiple; }
 
-// Bytes an op moves at `precision` (OpCost counts fp32 tensors).
+// Bytes an op moves at `precision` (OpCost counts fp32 tensors): bf16 halves, int8 quarters them.
 double bytesAt(const OpDesc& op, Precision precision) {
-    const bool halves = precision == Precision::Bf16 && op.part != StepPart::Optimizer;
-    return halves ? op.cost.bytes * 0.5 : op.cost.bytes;
+    if (op.part == StepPart::Optimizer) return op.cost.bytes;
+    if (precision == Precision::Bf16) return op.cost.bytes * 0.5;
+    if (precision == Precision::Int8) return op.cost.bytes * 0.25;
+    return op.cost.bytes;
 }
 
 double matrixFlops(const MatrixShape& s) {

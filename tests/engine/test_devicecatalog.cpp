@@ -65,6 +65,33 @@ std::vector<std::string> errorsOf(const std::string& text) {
 std::vector<std::string> errorsOf(const json& catalog) { return errorsOf(catalog.dump(2)); }
 std::vector<std::string> errorsOf(const char* text) { return errorsOf(std::string(text)); }
 
+TEST(DeviceCatalog, ShipsInt8RatesWherePublished) {
+    const DeviceCatalog& c = DeviceCatalog::builtin();
+    EXPECT_EQ(*c.get("a100-sxm4-40gb").peak_int8_ops, 624e12);
+    EXPECT_EQ(*c.get("h100-sxm5-80gb").peak_int8_ops, 1979e12);
+    EXPECT_EQ(*c.get("tpu-v4").peak_int8_ops, 275e12);
+    for (const char* none : {"cpu-host", "v100-sxm2-16gb", "tpu-v2", "tpu-v3"}) {
+        SCOPED_TRACE(none);
+        EXPECT_FALSE(c.get(none).peak_int8_ops.has_value());
+    }
+    // A v4 chip is one replica: its int8 matrix rate is the chip's; a v3 core has none.
+    EXPECT_EQ(c.get("tpu-v4").replicaMatrixFlops(Precision::Int8), 275e12);
+    EXPECT_THROW(c.get("tpu-v3").replicaMatrixFlops(Precision::Int8), std::invalid_argument);
+}
+
+TEST(DeviceCatalog, Int8RateIsOptionalButSourcedWhenGiven) {
+    json catalog = minimalCatalog();
+    EXPECT_FALSE(DeviceCatalog::parse(catalog.dump(), "test.json").get("gpu-a").peak_int8_ops.has_value());
+    catalog["devices"][0]["compute"]["peak_int8_tops"] = 400;
+    EXPECT_EQ(errorsOf(catalog), (std::vector<std::string>{
+                                     "test.json: devices[0].sources: missing source for 'compute.peak_int8_tops'"}));
+    catalog["devices"][0]["sources"]["compute.peak_int8_tops"] = {{"status", "published"}, {"ref", "r"}};
+    EXPECT_EQ(*DeviceCatalog::parse(catalog.dump(), "test.json").get("gpu-a").peak_int8_ops, 400e12);
+    catalog["devices"][0]["compute"]["peak_int8_tops"] = -1;
+    ASSERT_EQ(errorsOf(catalog).size(), 1u);
+    EXPECT_NE(errorsOf(catalog)[0].find("devices[0].compute.peak_int8_tops"), std::string::npos);
+}
+
 TEST(DeviceCatalog, ShipsTheBriefsDevicesEachFigureWithASource) {
     const DeviceCatalog& c = DeviceCatalog::builtin();
     EXPECT_EQ(c.ids(), (std::vector<std::string>{"cpu-host", "v100-sxm2-16gb", "a100-sxm4-40gb", "a100-sxm4-80gb",
@@ -72,8 +99,9 @@ TEST(DeviceCatalog, ShipsTheBriefsDevicesEachFigureWithASource) {
     for (const DeviceSpec& d : c.devices()) {
         SCOPED_TRACE(d.id);
         std::set<std::string> expected = {
-            "compute.peak_fp32_tflops", "compute.peak_tf32_tflops", "compute.peak_bf16_tflops", "memory.capacity_gib",
-            "memory.bandwidth_gbs",     "overheads.per_op_us",      "overheads.per_step_us",    "price.usd_per_hour"};
+            "compute.peak_fp32_tflops", "compute.peak_tf32_tflops", "compute.peak_bf16_tflops", "compute.peak_int8_tops",
+            "memory.capacity_gib",      "memory.bandwidth_gbs",     "overheads.per_op_us",      "overheads.per_step_us",
+            "price.usd_per_hour"};
         if (d.kind == DeviceKind::Gpu)
             expected.insert({"interconnect.nvlink_gbs", "interconnect.pcie_gbs", "interconnect.latency_us"});
         if (d.kind == DeviceKind::Tpu)

@@ -1,0 +1,31 @@
+#pragma once
+// A forward pass of `batch` examples on one replica of an emulated device at an inference precision:
+// whether the model fits, its latency on the training emulation's cost model (devicetiming.h, per-op
+// and per-step overheads included) and its cost per million predictions (docs/devices.md).
+#include <string>
+
+#include "engine/device/opdesc.h"
+#include "engine/emulation/devicespec.h"
+
+namespace trainbench::engine {
+
+struct InferenceEstimate {
+    Precision precision = Precision::Fp32;
+    int64_t batch = 0;
+    bool fits = false;
+    std::string why_not;         // when !fits: what the device lacks, in words for the user
+    double weight_bytes = 0.0;   // the parameters at the precision's width
+    double memory_bytes = 0.0;   // weights + activations in flight at the precision's width
+    double seconds = 0.0;        // latency of one batch (0 when it does not fit)
+    double examples_per_s = 0.0;
+    double usd_per_million = 0.0;  // replica price per hour x time per example x 1e6
+};
+
+// Bytes of one element at `precision`: 4, 2 (tf32 and bf16 are stored 32 and 16 bits), 1.
+double bytesPerElement(Precision precision);
+
+// `forward` is an evaluation graph (evaluationGraph(): fp32 byte counts). Never throws for a
+// precision the device lacks or a model too large: the estimate says why it cannot run.
+InferenceEstimate estimateInference(const OpGraph& forward, const DeviceSpec& device, Precision precision);
+
+}  // namespace trainbench::engine
