@@ -30,9 +30,11 @@ inline constexpr bool kEnabled = TRAINBENCH_PROFILING != 0;
 // ---------------------------------------------------------------------------------------------
 // Phases
 
-enum class Phase : uint8_t { Input, Forward, Backward, Optimizer, Communication, Evaluation, Checkpoint, Other };
-inline constexpr int kPhaseCount = 8;
-// "input", "forward", "backward", "optimizer", "communication", "evaluation", "checkpoint", "other"
+// Output: a prediction run writing its predictions (trainbench-cli predict); training has none.
+enum class Phase : uint8_t { Input, Forward, Backward, Optimizer, Communication, Evaluation, Checkpoint, Other, Output };
+inline constexpr int kPhaseCount = 9;
+// "input", "forward", "backward", "optimizer", "communication", "evaluation", "checkpoint", "other",
+// "output"
 const char* phaseName(Phase phase);
 
 // Seconds per phase.
@@ -225,7 +227,7 @@ inline void counter(const ZoneSite* site, double value) {
 namespace trainbench::engine::prof::detail {
 constexpr const char* phaseZoneName(Phase p) {
     constexpr const char* names[] = {"input", "forward", "backward", "optimizer", "communication", "evaluation",
-                                     "checkpoint", "other"};
+                                     "checkpoint", "other", "output"};
     return names[static_cast<size_t>(p)];
 }
 }  // namespace trainbench::engine::prof::detail

@@ -28,6 +28,7 @@ struct StepPhaseSeconds {
     double optimizer_seconds = 0.0;     // optimizer updates
     double exposed_comm_seconds = 0.0;  // blocked on the gradient exchange (moving data, waiting for peers)
     double other_seconds = 0.0;         // the rest: bookkeeping, handing work to a worker
+    double output_seconds = 0.0;        // a prediction run: writing the batch's predictions (0 in training)
     // What ran after the step and before the next one (not in step_seconds).
     double eval_seconds = 0.0;          // a test-set evaluation
     double checkpoint_seconds = 0.0;    // a checkpoint
@@ -52,7 +53,7 @@ struct StepPhase {
 // In-step phases first (they add up to step_seconds), input first of all: its column has been the
 // steps table's since schema 1, beside step_seconds; the others follow in the order their columns
 // were added, which is the order of the CSV export.
-inline constexpr std::array<StepPhase, 8> kStepPhases{{
+inline constexpr std::array<StepPhase, 9> kStepPhases{{
     {prof::Phase::Input, &StepPhaseSeconds::input_seconds, "input_seconds", "input", "input", "input wait",
      "Waiting for the batch", 4, true, false},
     {prof::Phase::Forward, &StepPhaseSeconds::forward_seconds, "forward_seconds", "forward", "forward", "forward",
@@ -65,6 +66,8 @@ inline constexpr std::array<StepPhase, 8> kStepPhases{{
      "exposed communication", "communication", "Blocked on the gradient exchange", 1, true, true},
     {prof::Phase::Other, &StepPhaseSeconds::other_seconds, "other_seconds", "other", "other", "other",
      "Bookkeeping, handing work to workers", 6, true, false},
+    {prof::Phase::Output, &StepPhaseSeconds::output_seconds, "output_seconds", "output", "output", "output",
+     "Writing the batch's predictions (prediction runs)", 3, true, false},
     {prof::Phase::Evaluation, &StepPhaseSeconds::eval_seconds, "eval_seconds", "evaluation", "evaluation",
      "evaluation", "Test-set evaluation after the step", -1, false, false},
     {prof::Phase::Checkpoint, &StepPhaseSeconds::checkpoint_seconds, "checkpoint_seconds", "checkpoint",

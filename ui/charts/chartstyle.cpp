@@ -29,13 +29,14 @@ struct Category {
 // Input wait in orange (the colour users look for first), compute in blues and green,
 // communication in red, the rest in greys and muted tones.
 // Memory parts follow the same idea: weights in blues, optimizer state green, activations orange.
-constexpr std::array<Category, 13> kCategories = {{
+constexpr std::array<Category, 14> kCategories = {{
     {"input", 0xe69f00, 0xf0b429},
     {"forward", 0x0072b2, 0x4fa3e0},
     {"backward", 0x56b4e9, 0x8fd0f5},
     {"optimizer", 0x009e73, 0x3fc79c},
     {"communication", 0xd55e00, 0xff7f3f},
     {"other", 0x999999, 0x8a8a8a},
+    {"output", 0x882255, 0xc76b98},
     {"evaluation", 0xcc79a7, 0xe09cc4},
     {"checkpoint", 0x8c564b, 0xb5857a},
     {"parameters", 0x0072b2, 0x4fa3e0},
