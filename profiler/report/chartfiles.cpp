@@ -2,20 +2,13 @@
 #include <cmath>
 #include <cstdio>
 
+#include "profiler/format/csvfield.h"
 #include "profiler/report/report.h"
 #include "profiler/report/reportfile.h"
 
 namespace trainbench::profiler {
 
 namespace {
-
-// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
-std::string csvField(const std::string& s) {
-    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-    std::string out = "\"";
-    for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return out + "\"";
-}
 
 std::string csvNumber(double v) {
     if (std::isnan(v)) return "";
