@@ -47,6 +47,19 @@ struct LaunchScriptArgs {
     std::string output;           // empty: stdout
 };
 int launchScriptCommand(const LaunchScriptArgs& args);
+// Batch prediction with a stored run's model over a data split, recorded as a run (docs/cli.md).
+struct PredictArgs {
+    std::string model;
+    std::string db;
+    std::vector<std::string> overrides;  // --set data.*
+    std::string split = "test";
+    std::string out;
+    int64_t batch_size = 256;
+    int threads = 0;
+    std::string name;
+    bool quiet = false;
+};
+int predictCommand(const PredictArgs& args, const StopSignals& signals);
 int validateCommand(const std::string& file, const std::vector<std::string>& overrides);
 // A dry run on the experiment's emulated devices, every sweep point a row; 1 when a point does not fit.
 int estimateCommand(const std::string& file, const std::vector<std::string>& overrides, bool asJson,

@@ -67,6 +67,21 @@ int main(int argc, char** argv) {
     lsCmd->add_option("--set", ls.overrides, "Override a key (repeatable)")->allow_extra_args(false);
     lsCmd->add_option("-o,--output", ls.output, "Write to this file instead of standard output");
 
+    cli::PredictArgs predict;
+    auto* predictCmd = app.add_subcommand(
+        "predict", "Predict a data split with a stored run's model; write the predictions and record a prediction run");
+    predictCmd->add_option("model", predict.model, "MODEL: a run id or name whose checkpoint to use")->required();
+    predictCmd->add_option("--db", predict.db, "Run store (SQLite file)")->default_str(defaultDb);
+    predictCmd->add_option("-o,--out", predict.out, "Predictions file: FILE.csv or FILE.tfrecord")->required();
+    predictCmd->add_option("--split", predict.split, "Which split of the data to predict: test or train (default test)")
+        ->check(CLI::IsMember({"test", "train"}));
+    predictCmd->add_option("--set", predict.overrides, "Another data source or pipeline: --set data.test_files=... (repeatable)")
+        ->allow_extra_args(false);
+    predictCmd->add_option("--batch-size", predict.batch_size, "Examples per batch (default 256)")->check(CLI::Range(1, 65536));
+    predictCmd->add_option("--threads", predict.threads, "Compute threads (default: the machine's cores)")->check(CLI::Range(0, 1024));
+    predictCmd->add_option("--name", predict.name, "The run's name (default predict-<model run's name>)");
+    predictCmd->add_flag("-q,--quiet", predict.quiet, "Print only the summary");
+
     std::string validateFile;
     std::vector<std::string> validateOverrides;
     auto* validateCmd = app.add_subcommand("validate", "Check an experiment file (and every point of its sweep) without running it");
@@ -211,6 +226,7 @@ int main(int argc, char** argv) {
     if (apply.db.empty()) apply.db = defaultDb;
     if (report.db.empty()) report.db = defaultDb;
     if (tta.db.empty()) tta.db = defaultDb;
+    if (predict.db.empty()) predict.db = defaultDb;
     if (plan.db.empty()) plan.db = defaultDb;
 
     if (*runCmd) return cli::runCommand(run, signals);
@@ -222,6 +238,7 @@ int main(int argc, char** argv) {
         }
         return cli::launchScriptCommand(ls);
     }
+    if (*predictCmd) return cli::predictCommand(predict, signals);
     if (*validateCmd) return cli::validateCommand(validateFile, validateOverrides);
     if (*estimateCmd && estimateInference)
         return cli::inferenceEstimateCommand(estimateFile, estimateOverrides, estimateBatches, estimatePrecisions,

@@ -101,6 +101,15 @@ inline constexpr char kRoofsPeakGflops[] = "roofs.peak_gflops";
 inline constexpr char kRoofsBandwidthGbs[] = "roofs.bandwidth_gbs";
 inline constexpr char kOpsFirstStep[] = "ops.first_step";
 
+// A prediction run (trainbench-cli predict): the model it ran (a run of the store), the data split it
+// read, where its predictions went.
+inline constexpr char kPredictSourceRun[] = "predict.source_run";
+inline constexpr char kPredictModel[] = "predict.model";
+inline constexpr char kPredictSplit[] = "predict.split";
+inline constexpr char kPredictOutput[] = "predict.output";
+inline constexpr char kPredictOutputBytes[] = "predict.output_bytes";
+inline constexpr char kPredictBatchSize[] = "predict.batch_size";
+
 // Groups of keys, by their prefix, for readers that show or skip a whole group.
 inline constexpr char kInputGroup[] = "input.";
 inline constexpr char kStorageGroup[] = "storage.";
@@ -127,6 +136,8 @@ enum class When {
     ProfiledCounters,     // profiled, the host's hardware counters open (each one it counted)
     ProfiledNoCounters,   // profiled, no hardware counters on the host
     ProfiledEmulated,     // profiled on an emulated device: its roofs
+    Predicting,           // a prediction run (trainbench-cli predict), when it starts
+    Predicted,            // a prediction run that wrote its predictions
     ProfiledPastWarmup,   // profiled on real devices, and op_stats leave the process's warm-up steps out
                           // (from 10 steps on; an emulated device's op_stats are its cost model's)
 };
@@ -208,6 +219,12 @@ inline constexpr std::array kRunAttributes = {
     RunAttribute{kRoofsPeakGflops, When::ProfiledEmulated},
     RunAttribute{kRoofsBandwidthGbs, When::ProfiledEmulated},
     RunAttribute{kOpsFirstStep, When::ProfiledPastWarmup},
+    RunAttribute{kPredictSourceRun, When::Predicting},
+    RunAttribute{kPredictModel, When::Predicting},
+    RunAttribute{kPredictSplit, When::Predicting},
+    RunAttribute{kPredictOutput, When::Predicting},
+    RunAttribute{kPredictBatchSize, When::Predicting},
+    RunAttribute{kPredictOutputBytes, When::Predicted},
 };
 
 }  // namespace trainbench::profiler::runattr

@@ -9,7 +9,7 @@
 
 #include "app/experiment/experiment.h"
 #include "app/inference/modelsource.h"
-#include "app/run/runner.h"
+#include "tests/app/trainedrun.h"
 #include "engine/device/cpudevice.h"
 #include "engine/graph/graphpasses.h"
 #include "engine/inference/compiledgraph.h"
@@ -33,22 +33,7 @@ protected:
     }
     void TearDown() override { fs::remove_all(dir_); }
 
-    // A short real training run of `preset` on Fashion-MNIST that keeps its checkpoint and
-    // evaluates on the whole test set at the end.
-    profiler::RunId train(const std::string& preset) {
-        const std::string text = R"({"name": "src-)" + preset + R"(", "seed": 7,
-            "data": {"dataset": "fashion-mnist", "path": "/usr/share/datasets/fashion-mnist"},
-            "model": {"preset": ")" + preset + R"("},
-            "train": {"batch_size": 64, "epochs": 1, "max_steps": 40, "eval_every_steps": 0,
-                      "eval_at_epoch_end": true, "threads": 1, "checkpoint_at_end": true,
-                      "checkpoint_path": ")" + (dir_ / (preset + ".ckpt")).string() + R"("}})";
-        RunRequest request;
-        request.experiment = parseExperiment(text, (dir_ / "x.json").string());
-        request.dbPath = db_;
-        const RunOutcome outcome = runExperiment(request);
-        EXPECT_EQ(outcome.status, profiler::RunStatus::Completed) << outcome.message;
-        return outcome.id;
-    }
+    profiler::RunId train(const std::string& preset) { return testing::trainBriefly(dir_, db_, preset); }
     double recordedAccuracy(profiler::RunId id) {
         profiler::RunStore store = profiler::RunStore::open(db_, profiler::OpenMode::ReadOnly);
         const auto evals = store.evals(id);

@@ -58,6 +58,17 @@ std::string encodeExampleFloat(const float* values, size_t count, int64_t label,
     return serialize(example);
 }
 
+std::string encodePrediction(int64_t index, int64_t prediction, const float* scores, size_t classes,
+                             std::optional<int64_t> label) {
+    pb::Example example;
+    FeatureMap& features = *example.mutable_features()->mutable_feature();
+    features["index"].mutable_int64_list()->add_value(index);
+    features["prediction"].mutable_int64_list()->add_value(prediction);
+    features["scores"].mutable_float_list()->mutable_value()->Add(scores, scores + classes);
+    if (label) features["label"].mutable_int64_list()->add_value(*label);
+    return serialize(example);
+}
+
 namespace {
 
 // The checks and the walk shared by both decodeExample forms; `destination(pixels)` returns where

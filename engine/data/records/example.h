@@ -5,6 +5,7 @@
 // for this project with TensorFlow's field numbers).
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,11 @@ struct ImageShape {
 // Serializes one example with u8 pixels (bytes_list) or float pixels (float_list).
 std::string encodeExample(const uint8_t* pixels, size_t count, int64_t label, const ImageShape& shape = {});
 std::string encodeExampleFloat(const float* values, size_t count, int64_t label, const ImageShape& shape = {});
+// A prediction as a tf.train.Example (trainbench-cli predict --out FILE.tfrecord): int64 "index" (the
+// example's position in the input), int64 "prediction" (the top class), float "scores" (one
+// probability per class) and, when the input had one, int64 "label".
+std::string encodePrediction(int64_t index, int64_t prediction, const float* scores, size_t classes,
+                             std::optional<int64_t> label);
 
 // Decodes a serialized Example into `out` (reusing its capacity): u8 pixels are scaled by 1/255,
 // float pixels copied. `expected_size` > 0 checks the feature count. Throws DataError with `where`

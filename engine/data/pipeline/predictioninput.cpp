@@ -1,0 +1,75 @@
+#include "engine/data/pipeline/predictioninput.h"
+
+#include <stdexcept>
+#include <utility>
+
+#include "engine/data/pipeline/inmemorypipeline.h"
+#include "engine/data/pipeline/streamingpipeline.h"
+#include "engine/data/storage/storage.h"
+#include "engine/util/errors.h"
+
+namespace trainbench::engine {
+
+namespace {
+
+std::string shape(int64_t c, int64_t h, int64_t w) {
+    return std::to_string(c) + "x" + std::to_string(h) + "x" + std::to_string(w);
+}
+
+}  // namespace
+
+PredictionInput openPredictionInput(const DataConfig& data, const std::string& split, int64_t batchSize,
+                                    int64_t classes, const std::function<void(const std::string&)>& log) {
+    if (split != "test" && split != "train")
+        throw std::invalid_argument("split '" + split + "': say test or train");
+    if (data.dataset == "shape")
+        throw DataError("data.dataset 'shape' describes the data by its shape alone: there is nothing to predict");
+    const bool train = split == "train";
+    PredictionInput in;
+    in.storage = std::make_shared<Storage>(data.storage);
+    // The seed orders nothing here: no shuffling, no subset.
+    constexpr uint64_t kSeed = 0;
+    if (!usesStreamingPipeline(data)) {
+        in.idx = std::make_unique<ImageDataset>(loadIdxDataset(data, train, *in.storage));
+        const ImageDataset& ds = *in.idx;
+        if (ds.num_classes > classes)
+            throw DataError(data.path + ": a " + split + " label is " + std::to_string(ds.num_classes - 1) +
+                            ", the model has " + std::to_string(classes) + " classes");
+        in.channels = ds.channels;
+        in.height = ds.height;
+        in.width = ds.width;
+        in.examples = ds.count;
+        in.pipeline = std::make_unique<InMemoryPipeline>(ds, batchSize, /*shuffle=*/false, /*drop_remainder=*/false, kSeed);
+        in.description = std::to_string(ds.count) + " examples of the " + split + " split, " +
+                         shape(ds.channels, ds.height, ds.width) + ", from " + data.path;
+        return in;
+    }
+    DataConfig d = data;
+    d.num_classes = classes;  // the streaming reader checks every label against it
+    d.pipeline.shuffle_files = false;  // predictions come in file order
+    SourceFiles files = listSourceFiles(d, train, *in.storage);
+    const std::string listed = files.description;
+    in.examples = files.examples;
+    PipelineChoice choice;
+    choice.cycle_length = d.pipeline.cycle_length;
+    choice.parallel_reads = d.pipeline.parallel_reads;
+    choice.map_parallel_calls = d.pipeline.map_parallel_calls;
+    choice.prefetch = d.pipeline.prefetch;
+    if (d.pipeline.autotune) {
+        choice = StreamingPipeline::autotune(d, files, batchSize, kSeed, in.storage);
+        if (log) log("autotune (" + std::to_string(choice.autotune_seconds).substr(0, 4) + " s): cycle_length " +
+                     std::to_string(choice.cycle_length) + ", map_parallel_calls " +
+                     std::to_string(choice.map_parallel_calls) + ", prefetch " + std::to_string(choice.prefetch));
+    }
+    auto pipeline = std::make_unique<StreamingPipeline>(d, std::move(files), batchSize, /*shuffle=*/false,
+                                                        /*drop_remainder=*/false, kSeed, choice, in.storage);
+    in.channels = pipeline->channels();
+    in.height = pipeline->height();
+    in.width = pipeline->width();
+    in.choice = pipeline->choice();
+    in.pipeline = std::move(pipeline);
+    in.description = "the " + split + " split: " + listed + ", " + shape(in.channels, in.height, in.width);
+    return in;
+}
+
+}  // namespace trainbench::engine
