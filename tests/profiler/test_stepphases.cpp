@@ -81,9 +81,9 @@ TEST(StepPhases, EveryPhaseIsStoredInItsColumnAndReadsBack) {
     const std::string path = dir.file("runs.db");
     engine::StepRecord written = testutil::makeStep(1);
     for (size_t i = 0; i < kStepPhases.size(); ++i) {
-        written.*kStepPhases[i].seconds = 0.001 * static_cast<double>(i + 1);
+        written.*kStepPhases[i].seconds = static_cast<double>(i + 1) / 1000.0;  // exact in SQLite's 15-digit text too
         for (engine::ReplicaStep& r : written.replicas)
-            r.*kStepPhases[i].seconds = kStepPhases[i].perReplica ? 0.01 * static_cast<double>(i + 1) + r.rank : 0.0;
+            r.*kStepPhases[i].seconds = kStepPhases[i].perReplica ? static_cast<double>(i + 1) / 100.0 + r.rank : 0.0;
     }
     RunId id;
     {
