@@ -14,8 +14,9 @@ namespace {
 
 struct PendingBatch {
     std::vector<int64_t> queries;  // indices into arrivals
-    double opened = 0.0;
-    bool closed = false;           // full, or a later batch was opened after it
+    double opened = 0.0;           // its first query's arrival
+    bool closed = false;           // full
+    double closedAt = 0.0;         // when it filled: the arrival of its last query
 };
 
 double percentile(std::vector<double>& sorted, double q) {
@@ -57,7 +58,7 @@ ServingSimResult simulateServing(const ServingSimulation& sim) {
         if (!queue.empty()) {
             instance = static_cast<size_t>(std::min_element(freeAt.begin(), freeAt.end()) - freeAt.begin());
             const PendingBatch& front = queue.front();
-            const double ready = front.closed ? front.opened : front.opened + timeout;
+            const double ready = front.closed ? front.closedAt : front.opened + timeout;
             dispatch = std::max(freeAt[instance], ready);
         }
         const double nextArrival = next < arrival.size() ? arrival[next] : kNever;
@@ -70,11 +71,14 @@ ServingSimResult simulateServing(const ServingSimulation& sim) {
                     ++next;
                     continue;
                 }
-                queue.push_back({{}, now, false});
+                queue.push_back({{}, now, false, 0.0});
             }
             PendingBatch& open = queue.back();
             open.queries.push_back(static_cast<int64_t>(next++));
-            if (static_cast<int64_t>(open.queries.size()) >= batching.max_batch_size) open.closed = true;
+            if (static_cast<int64_t>(open.queries.size()) >= batching.max_batch_size) {
+                open.closed = true;
+                open.closedAt = now;
+            }
             continue;
         }
         // The oldest batch runs on the first free instance.
