@@ -69,6 +69,21 @@ int inferenceEstimateCommand(const std::string& file, const std::vector<std::str
                              const std::vector<int64_t>& batches, const std::vector<std::string>& precisions,
                              bool asJson);
 
+// plan-serving: serving configurations ranked by cost per million predictions within a p99 bound.
+struct PlanServingArgs {
+    std::string file;
+    std::vector<std::string> overrides;
+    double qps = 0.0;
+    std::string p99 = "10ms";
+    std::vector<std::string> precisions = {"fp32", "bf16", "int8"};
+    double precompute_fraction = 0.2;
+    bool exhaustive = false;
+    int64_t queries = 20000;
+    int top = 10;
+    bool json = false;
+};
+int planServingCommand(const PlanServingArgs& args);
+
 int runsCommand(const std::string& db, const std::string& status, int limit);
 
 // Time- and cost-to-accuracy of stored runs for any target (docs/time-to-accuracy.md).

@@ -81,6 +81,22 @@ int main(int argc, char** argv) {
     predictCmd->add_option("--threads", predict.threads, "Compute threads (default: the machine's cores)")->check(CLI::Range(0, 1024));
     predictCmd->add_option("--name", predict.name, "The run's name (default predict-<model run's name>)");
     predictCmd->add_flag("-q,--quiet", predict.quiet, "Print only the summary");
+    cli::PlanServingArgs planServing;
+    auto* planServingCmd = app.add_subcommand(
+        "plan-serving", "Rank serving configurations (device x instances x batch x timeout x precision) by cost per "
+                        "million predictions within a p99 bound, and price precomputing a fraction in batch");
+    planServingCmd->add_option("file", planServing.file, "Experiment file (JSON): the model to serve")->required();
+    planServingCmd->add_option("--qps", planServing.qps, "Queries per second to answer (Poisson arrivals)")->required();
+    planServingCmd->add_option("--p99", planServing.p99, "p99 latency bound: 10ms, 0.5s (default 10ms)");
+    planServingCmd->add_option("--precision", planServing.precisions, "fp32, bf16, int8 (default all)")->delimiter(',');
+    planServingCmd->add_option("--precompute-fraction", planServing.precompute_fraction,
+                               "Fraction of predictions precomputed in batch, priced beside 0/20/50/80/100 % (default 0.2)");
+    planServingCmd->add_flag("--exhaustive", planServing.exhaustive, "Simulate every configuration of the grid");
+    planServingCmd->add_option("--queries", planServing.queries, "Queries simulated per configuration (default 20000)")
+        ->check(CLI::Range(100, 10000000));
+    planServingCmd->add_option("--top", planServing.top, "Rows shown (default 10)")->check(CLI::Range(1, 100000));
+    planServingCmd->add_option("--set", planServing.overrides, "Override a key (repeatable)")->allow_extra_args(false);
+    planServingCmd->add_flag("--json", planServing.json, "JSON instead of tables");
 
     std::string validateFile;
     std::vector<std::string> validateOverrides;
@@ -239,6 +255,7 @@ int main(int argc, char** argv) {
         return cli::launchScriptCommand(ls);
     }
     if (*predictCmd) return cli::predictCommand(predict, signals);
+    if (*planServingCmd) return cli::planServingCommand(planServing);
     if (*validateCmd) return cli::validateCommand(validateFile, validateOverrides);
     if (*estimateCmd && estimateInference)
         return cli::inferenceEstimateCommand(estimateFile, estimateOverrides, estimateBatches, estimatePrecisions,
