@@ -58,6 +58,8 @@ struct PredictArgs {
     int threads = 0;
     std::string name;
     bool quiet = false;
+    int replicas = 1;
+    std::string replica;  // "I/N": this process is a replica of a --replicas run (internal)
 };
 int predictCommand(const PredictArgs& args, const StopSignals& signals);
 int validateCommand(const std::string& file, const std::vector<std::string>& overrides);

@@ -81,6 +81,9 @@ int main(int argc, char** argv) {
     predictCmd->add_option("--threads", predict.threads, "Compute threads (default: the machine's cores)")->check(CLI::Range(0, 1024));
     predictCmd->add_option("--name", predict.name, "The run's name (default predict-<model run's name>)");
     predictCmd->add_flag("-q,--quiet", predict.quiet, "Print only the summary");
+    predictCmd->add_option("--replicas", predict.replicas, "Replica processes, each predicting a shard into FILE-0000i-of-0000N")
+        ->check(CLI::Range(1, 256));
+    predictCmd->add_option("--replica", predict.replica, "Internal: run as replica I/N of a --replicas prediction")->group("");
     cli::PlanServingArgs planServing;
     auto* planServingCmd = app.add_subcommand(
         "plan-serving", "Rank serving configurations (device x instances x batch x timeout x precision) by cost per "

@@ -23,6 +23,20 @@ int predictCommand(const PredictArgs& args, const StopSignals& signals) {
     r.threads = args.threads;
     r.name = args.name;
     r.stop = &signals.requested();
+    r.replicas = args.replicas;
+    if (!args.replica.empty()) {
+        const size_t slash = args.replica.find('/');
+        try {
+            size_t used = 0;
+            r.replica = std::stoi(args.replica.substr(0, slash), &used);
+            r.replicas = std::stoi(args.replica.substr(slash + 1));
+            if (slash == std::string::npos || used != slash || r.replica < 0 || r.replica >= r.replicas)
+                throw std::invalid_argument("");
+        } catch (const std::exception&) {
+            std::fprintf(stderr, "predict: --replica %s: say I/N with 0 <= I < N\n", args.replica.c_str());
+            return kExitUsage;
+        }
+    }
     if (!args.quiet) r.log = [](const std::string& line) { std::printf("%s\n", line.c_str()); };
     app::PredictOutcome o;
     try {
@@ -43,6 +57,7 @@ int predictCommand(const PredictArgs& args, const StopSignals& signals) {
         std::fprintf(stderr, "predict: %s\n", e.what());
         return kExitRunFailed;
     }
+    if (r.replica >= 0) return o.status == profiler::RunStatus::Stopped ? kExitStopped : kExitOk;
     std::printf("run %lld (predict): %s\n", static_cast<long long>(o.id.value),
                 std::string(profiler::runStatusName(o.status)).c_str());
     if (!o.message.empty()) std::printf("  %s\n", o.message.c_str());
@@ -50,7 +65,13 @@ int predictCommand(const PredictArgs& args, const StopSignals& signals) {
     std::printf("  %lld examples in %s: %.0f examples/s; top-1 %.2f %% against the %s labels\n",
                 static_cast<long long>(o.examples), profiler::clockTime(o.seconds).c_str(), o.examples_per_second,
                 100 * o.accuracy, args.split.c_str());
-    if (o.status == profiler::RunStatus::Completed) std::printf("  predictions in %s\n", args.out.c_str());
+    if (o.status == profiler::RunStatus::Completed) {
+        if (r.replicas > 1)
+            std::printf("  predictions in %s ... %s (one file per replica)\n", app::replicaOutput(args.out, 0, r.replicas).c_str(),
+                        app::replicaOutput(args.out, r.replicas - 1, r.replicas).c_str());
+        else
+            std::printf("  predictions in %s\n", args.out.c_str());
+    }
     if (!o.verdict.empty())
         std::printf("  verdict: %s\n  (trainbench-cli profile %lld --db %s)\n", o.verdict.c_str(),
                     static_cast<long long>(o.id.value), args.db.c_str());

@@ -1,13 +1,20 @@
 #include "app/predict/predictrun.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <filesystem>
 #include <memory>
+#include <signal.h>
 #include <stdexcept>
 #include <utility>
+
+#include <nlohmann/json.hpp>
 
 #include "app/experiment/experiment.h"
 #include "app/inference/modelsource.h"
 #include "app/predict/predictionwriter.h"
+#include "app/predict/replicaprocess.h"
 #include "app/run/deviceplan.h"
 #include "app/run/runprofiler.h"
 #include "engine/data/pipeline/predictioninput.h"
@@ -38,136 +45,328 @@ Experiment predictionExperiment(const ModelSource& m, const std::vector<std::str
     return parseExperiment(m.experiment.resolved.dump(), m.experiment.source_path, overrides);
 }
 
-profiler::RunSpec specFor(const PredictRequest& r, const ModelSource& m, const Experiment& x, const DevicePlan& d,
-                          int threads) {
-    profiler::RunSpec spec;
-    spec.name = !r.name.empty() ? r.name : "predict-" + m.experiment.name;
-    spec.config_json = x.resolved.dump();
-    spec.strategy = "single";
-    spec.devices = "cpu";
-    spec.global_batch = r.batch_size;
-    spec.threads = threads;
-    spec.dataset = x.data.dataset;
-    spec.model = x.model.preset.empty() ? "custom(" + std::to_string(x.model.layers.size()) + " layers)" : x.model.preset;
-    if (!d.spec.id.empty()) spec.device_type = d.spec.id;
-    spec.device_count = 1;
-    spec.price_per_device_hour = d.price_per_device_hour;
-    spec.param_count = m.graph.parameterCount();
-    return spec;
-}
+// What every mode needs before the first batch: the model compiled for the pipeline's scaled input,
+// the input (a shard of it in a replica), the output file.
+struct Prepared {
+    ModelSource model;
+    Experiment experiment;
+    engine::graph::Graph graph;
+    engine::PredictionInput input;
+};
 
-}  // namespace
-
-PredictOutcome runPrediction(const PredictRequest& r) {
-    auto say = [&](const std::string& line) {
-        if (r.log) r.log(line);
-    };
+Prepared prepare(const PredictRequest& r, int shards, int shard) {
     if (r.batch_size < 1) throw std::invalid_argument("--batch-size must be at least 1");
     ModelSource m = openModel(r.model, r.db);
-    const Experiment x = predictionExperiment(m, r.overrides);
+    Experiment x = predictionExperiment(m, r.overrides);
     // The pipeline scales pixels as training did; the graph then takes its input as it comes.
     engine::graph::Graph graph = engine::graph::optimizeForInference(m.graph);
     graph.metadata.input_scale = 1.0f;
     graph.metadata.input_shift = 0.0f;
-    engine::PredictionInput input = engine::openPredictionInput(x.data, r.split, r.batch_size, graph.classes, r.log);
+    engine::PredictionInput input =
+        engine::openPredictionInput(x.data, r.split, r.batch_size, graph.classes, r.log, shards, shard);
     const engine::graph::Dims shape{input.channels, input.height, input.width};
     if (shape != graph.sample_shape)
         throw std::invalid_argument(input.description + ": examples are " + std::to_string(input.channels) + "x" +
                                     std::to_string(input.height) + "x" + std::to_string(input.width) + ", " +
                                     m.description + " takes " + std::to_string(graph.sample_shape[0]) + "x" +
                                     std::to_string(graph.sample_shape[1]) + "x" + std::to_string(graph.sample_shape[2]));
-    std::unique_ptr<PredictionWriter> out = openPredictionWriter(r.out, graph.classes, graph.metadata.class_names);
-    engine::CpuDevice device(r.threads);
+    return {std::move(m), std::move(x), std::move(graph), std::move(input)};
+}
+
+struct ShardTotals {
+    int64_t steps = 0, examples = 0, correct = 0;
+    double input_seconds = 0.0;
+    bool stopped = false;
+};
+
+// Predicts every batch of the input: each one timed as input, forward and output and handed to
+// `onStep` with how many of its predictions were right.
+ShardTotals predictShard(Prepared& p, const PredictRequest& r, int threads, PredictionWriter& out,
+                         const std::function<void(engine::StepRecord&, int64_t correct)>& onStep) {
+    engine::CpuDevice device(threads);
     device.bindThreads();
     engine::inference::CompileOptions options;
     options.max_batch = std::max<int64_t>(options.max_batch, r.batch_size);
-    engine::inference::CompiledGraph compiled(graph, device, options);
-    const DevicePlan plan = planDevices(x, {}, 0, 0);
-
-    profiler::RunWriter writer(r.db, specFor(r, m, x, plan, device.threads()));
-    PredictOutcome outcome;
-    outcome.id = writer.runId();
-    writer.attributes({{runattr::kPredictSourceRun, std::to_string(m.run.value)},
-                       {runattr::kPredictModel, m.description},
-                       {runattr::kPredictSplit, r.split},
-                       {runattr::kPredictOutput, r.out},
-                       {runattr::kPredictBatchSize, std::to_string(r.batch_size)}});
-    say("predicting " + input.description + " with " + m.description + ", batch " + std::to_string(r.batch_size) +
-        ", " + std::to_string(device.threads()) + " thread(s) -> " + r.out);
-
-    engine::RunSummary summary;
+    engine::inference::CompiledGraph compiled(p.graph, device, options);
+    const int64_t classes = p.graph.classes;
+    ShardTotals t;
     std::vector<float> logits;
-    int64_t correct = 0;
-    try {
-        engine::TrainInput batches(*input.pipeline, 0);
-        batches.startEpoch(0);
-        const Clock::time_point start = Clock::now();
-        for (int64_t step = 1;; ++step) {
-            if (r.stop && r.stop->load()) {
-                summary.stop_reason = engine::StopReason::Stopped;
-                break;
-            }
-            engine::StepRecord rec;
-            rec.step = step;
-            Clock::time_point t = Clock::now();
-            const engine::BatchView batch = batches.next();
-            rec.input_seconds = since(t);
-            if (batch.count == 0) break;
-            logits.resize(static_cast<size_t>(batch.count * graph.classes));
-            t = Clock::now();
-            compiled.run(batch.x, batch.count, logits.data());
-            rec.forward_seconds = since(t);
-            t = Clock::now();
-            out->write(outcome.examples, logits.data(), batch.count, batch.y);
-            rec.output_seconds = since(t);
-            for (int64_t i = 0; i < batch.count; ++i) {
-                const float* row = logits.data() + i * graph.classes;
-                correct += (std::max_element(row, row + graph.classes) - row) == batch.y[i];
-            }
-            rec.step_seconds = rec.input_seconds + rec.forward_seconds + rec.output_seconds;
-            rec.samples = batch.count;
-            rec.samples_per_second = static_cast<double>(batch.count) / rec.step_seconds;
-            outcome.examples += batch.count;
-            rec.wall_seconds = since(start);
-            batches.recordStages(rec);
-            summary.input_seconds += rec.input_seconds;
-            summary.steps = step;
-            writer.step(rec);
+    engine::TrainInput batches(*p.input.pipeline, 0);
+    batches.startEpoch(0);
+    const Clock::time_point start = Clock::now();
+    for (int64_t step = 1;; ++step) {
+        if (r.stop && r.stop->load()) {
+            t.stopped = true;
+            break;
         }
-        outcome.seconds = since(start);
-        out->close();
-        writer.attributes({{runattr::kPredictOutputBytes, std::to_string(out->bytesWritten())}});
-        if (!summary.stop_reason) summary.stop_reason = engine::StopReason::Epochs;
-    } catch (const std::exception& e) {
-        outcome.message = "step " + std::to_string(summary.steps + 1) + ": " + e.what();
-        summary.train_seconds = outcome.seconds;
-        writer.finish(profiler::RunStatus::Failed, summary, outcome.message);
-        return outcome;
+        engine::StepRecord rec;
+        rec.step = step;
+        Clock::time_point at = Clock::now();
+        const engine::BatchView batch = batches.next();
+        rec.input_seconds = since(at);
+        if (batch.count == 0) break;
+        logits.resize(static_cast<size_t>(batch.count * classes));
+        at = Clock::now();
+        compiled.run(batch.x, batch.count, logits.data());
+        rec.forward_seconds = since(at);
+        at = Clock::now();
+        out.write(t.examples, logits.data(), batch.count, batch.y);
+        rec.output_seconds = since(at);
+        int64_t correct = 0;
+        for (int64_t i = 0; i < batch.count; ++i) {
+            const float* row = logits.data() + i * classes;
+            correct += (std::max_element(row, row + classes) - row) == batch.y[i];
+        }
+        rec.step_seconds = rec.input_seconds + rec.forward_seconds + rec.output_seconds;
+        rec.samples = batch.count;
+        rec.samples_per_second = static_cast<double>(batch.count) / rec.step_seconds;
+        rec.wall_seconds = since(start);
+        batches.recordStages(rec);
+        t.steps = step;
+        t.examples += batch.count;
+        t.correct += correct;
+        t.input_seconds += rec.input_seconds;
+        onStep(rec, correct);
     }
-    outcome.examples_per_second = outcome.seconds > 0 ? static_cast<double>(outcome.examples) / outcome.seconds : 0.0;
-    outcome.accuracy = outcome.examples > 0 ? static_cast<double>(correct) / static_cast<double>(outcome.examples) : 0.0;
-    summary.epochs_completed = summary.stop_reason == engine::StopReason::Epochs ? 1 : 0;
-    summary.train_seconds = outcome.seconds;
-    summary.throughput = outcome.examples_per_second;
-    if (outcome.examples > 0) {
-        // The accuracy of the predictions against the split's labels, as an evaluation of the split.
+    return t;
+}
+
+profiler::RunSpec specFor(const PredictRequest& r, const Prepared& p, const DevicePlan& d, int threads) {
+    const Experiment& x = p.experiment;
+    profiler::RunSpec spec;
+    spec.name = !r.name.empty() ? r.name : "predict-" + p.model.experiment.name;
+    spec.config_json = x.resolved.dump();
+    spec.strategy = "single";
+    spec.devices = r.replicas > 1 ? "cpu:" + std::to_string(r.replicas) : "cpu";
+    spec.replicas = r.replicas;
+    spec.global_batch = r.batch_size;
+    spec.threads = threads;
+    spec.dataset = x.data.dataset;
+    spec.model = x.model.preset.empty() ? "custom(" + std::to_string(x.model.layers.size()) + " layers)" : x.model.preset;
+    if (!d.spec.id.empty()) spec.device_type = d.spec.id;
+    spec.device_count = 1;  // the host: its replicas share it
+    spec.price_per_device_hour = d.price_per_device_hour;
+    spec.param_count = p.graph.parameterCount();
+    return spec;
+}
+
+// The end of a run, whichever way it predicted: totals, the accuracy as an evaluation of the split,
+// the verdict.
+PredictOutcome finish(const PredictRequest& r, profiler::RunWriter& writer, PredictOutcome o, const ShardTotals& t,
+                      double seconds) {
+    engine::RunSummary summary;
+    summary.steps = t.steps;
+    summary.input_seconds = t.input_seconds;
+    summary.train_seconds = seconds;
+    o.examples = t.examples;
+    o.seconds = seconds;
+    o.examples_per_second = seconds > 0 ? static_cast<double>(t.examples) / seconds : 0.0;
+    o.accuracy = t.examples > 0 ? static_cast<double>(t.correct) / static_cast<double>(t.examples) : 0.0;
+    summary.throughput = o.examples_per_second;
+    summary.stop_reason = t.stopped ? engine::StopReason::Stopped : engine::StopReason::Epochs;
+    summary.epochs_completed = t.stopped ? 0 : 1;
+    if (t.examples > 0) {
         engine::EvalRecord eval;
-        eval.step = summary.steps;
+        eval.step = t.steps;
         eval.split = r.split;
-        eval.accuracy = outcome.accuracy;
-        eval.samples = outcome.examples;
-        eval.wall_seconds = outcome.seconds;
+        eval.accuracy = o.accuracy;
+        eval.samples = t.examples;
+        eval.wall_seconds = seconds;
         writer.eval(eval);
         summary.evaluations = 1;
-        summary.final_accuracy = summary.best_accuracy = outcome.accuracy;
+        summary.final_accuracy = summary.best_accuracy = o.accuracy;
     }
-    outcome.status = summary.stop_reason == engine::StopReason::Stopped ? profiler::RunStatus::Stopped
-                                                                         : profiler::RunStatus::Completed;
-    if (outcome.status == profiler::RunStatus::Stopped)
-        outcome.message = "stopped by the user after " + std::to_string(outcome.examples) + " examples";
-    writer.finish(outcome.status, summary, outcome.message);
-    outcome.verdict = RunProfiler::classifyStored(r.db, outcome.id);
-    return outcome;
+    o.status = t.stopped ? profiler::RunStatus::Stopped : profiler::RunStatus::Completed;
+    if (t.stopped) o.message = "stopped by the user after " + std::to_string(t.examples) + " examples";
+    writer.finish(o.status, summary, o.message);
+    o.verdict = RunProfiler::classifyStored(r.db, o.id);
+    return o;
+}
+
+int threadsPerReplica(const PredictRequest& r) {
+    const int total = r.threads > 0 ? r.threads : engine::CpuDevice(0).threads();
+    return std::max(1, total / std::max(1, r.replicas));
+}
+
+std::vector<std::pair<std::string, std::string>> startAttributes(const PredictRequest& r, const Prepared& p) {
+    return {{runattr::kPredictSourceRun, std::to_string(p.model.run.value)},
+            {runattr::kPredictModel, p.model.description},
+            {runattr::kPredictSplit, r.split},
+            {runattr::kPredictOutput, r.out},
+            {runattr::kPredictBatchSize, std::to_string(r.batch_size)},
+            {runattr::kPredictReplicas, std::to_string(r.replicas)}};
+}
+
+// --- one process ---------------------------------------------------------------------------
+
+PredictOutcome predictHere(const PredictRequest& r) {
+    Prepared p = prepare(r, 1, 0);
+    std::unique_ptr<PredictionWriter> out = openPredictionWriter(r.out, p.graph.classes, p.graph.metadata.class_names);
+    const int threads = r.threads > 0 ? r.threads : engine::CpuDevice(0).threads();
+    profiler::RunWriter writer(r.db, specFor(r, p, planDevices(p.experiment, {}, 0, 0), threads));
+    PredictOutcome o;
+    o.id = writer.runId();
+    writer.attributes(startAttributes(r, p));
+    if (r.log)
+        r.log("predicting " + p.input.description + " with " + p.model.description + ", batch " +
+              std::to_string(r.batch_size) + ", " + std::to_string(threads) + " thread(s) -> " + r.out);
+    ShardTotals t;
+    const Clock::time_point start = Clock::now();
+    try {
+        t = predictShard(p, r, threads, *out, [&](engine::StepRecord& rec, int64_t) { writer.step(rec); });
+        out->close();
+        writer.attributes({{runattr::kPredictOutputBytes, std::to_string(out->bytesWritten())}});
+    } catch (const std::exception& e) {
+        o.message = "step " + std::to_string(t.steps + 1) + ": " + e.what();
+        engine::RunSummary summary;
+        summary.train_seconds = since(start);
+        writer.finish(profiler::RunStatus::Failed, summary, o.message);
+        return o;
+    }
+    return finish(r, writer, o, t, since(start));
+}
+
+// --- a replica process ---------------------------------------------------------------------
+
+// One line per batch, then one at the end; anything else a replica prints is a message.
+constexpr const char* kStepLine = "step ";
+constexpr const char* kDoneLine = "done ";
+
+PredictOutcome predictAsReplica(const PredictRequest& r) {
+    Prepared p = prepare(r, r.replicas, r.replica);
+    std::unique_ptr<PredictionWriter> out = openPredictionWriter(r.out, p.graph.classes, p.graph.metadata.class_names);
+    const ShardTotals t = predictShard(p, r, r.threads > 0 ? r.threads : 1, *out, [](engine::StepRecord& rec, int64_t correct) {
+        const nlohmann::json line = {{"samples", rec.samples},           {"input", rec.input_seconds},
+                                     {"forward", rec.forward_seconds},   {"output", rec.output_seconds},
+                                     {"correct", correct}};
+        std::printf("%s%s\n", kStepLine, line.dump().c_str());
+        std::fflush(stdout);
+    });
+    out->close();
+    const nlohmann::json done = {{"examples", t.examples}, {"correct", t.correct}, {"stopped", t.stopped},
+                                 {"bytes", out->bytesWritten()}};
+    std::printf("%s%s\n", kDoneLine, done.dump().c_str());
+    std::fflush(stdout);
+    PredictOutcome o;
+    o.status = t.stopped ? profiler::RunStatus::Stopped : profiler::RunStatus::Completed;
+    o.examples = t.examples;
+    return o;
+}
+
+// --- the parent of replica processes -------------------------------------------------------
+
+std::vector<std::string> replicaCommand(const PredictRequest& r, int index, int threads) {
+    std::vector<std::string> argv = {r.program, "predict", r.model, "--db", r.db, "--split", r.split,
+                                     "--batch-size", std::to_string(r.batch_size), "--threads", std::to_string(threads),
+                                     "-o", replicaOutput(r.out, index, r.replicas),
+                                     "--replica", std::to_string(index) + "/" + std::to_string(r.replicas), "-q"};
+    for (const std::string& o : r.overrides) {
+        argv.push_back("--set");
+        argv.push_back(o);
+    }
+    return argv;
+}
+
+PredictOutcome predictWithReplicas(const PredictRequest& r) {
+    // The parent checks MODEL, --set and the data before it records a run or starts anything.
+    Prepared p = prepare(r, r.replicas, 0);
+    openPredictionWriter(replicaOutput(r.out, 0, r.replicas), p.graph.classes, {});  // the name, abandoned
+    const int threads = threadsPerReplica(r);
+    profiler::RunWriter writer(r.db, specFor(r, p, planDevices(p.experiment, {}, 0, 0), threads * r.replicas));
+    PredictOutcome o;
+    o.id = writer.runId();
+    writer.attributes(startAttributes(r, p));
+    if (r.log)
+        r.log("predicting " + r.split + " split in " + std::to_string(r.replicas) + " replica processes of " +
+              std::to_string(threads) + " thread(s) with " + p.model.description + " -> " +
+              replicaOutput(r.out, 0, r.replicas) + " ...");
+    std::vector<std::unique_ptr<ReplicaProcess>> processes;
+    std::vector<ReplicaProcess*> view;
+    ShardTotals t;
+    std::vector<bool> done(static_cast<size_t>(r.replicas), false);
+    std::vector<std::string> said(static_cast<size_t>(r.replicas));
+    std::string failure;
+    uint64_t bytes = 0;
+    const Clock::time_point start = Clock::now();
+    try {
+        for (int i = 0; i < r.replicas; ++i) {
+            processes.push_back(std::make_unique<ReplicaProcess>(replicaCommand(r, i, threads)));
+            view.push_back(processes.back().get());
+        }
+        bool relayed = false;
+        readReplicaLines(
+            view, r.replica_silence,
+            [&](size_t i, const std::optional<std::string>& line) {
+                if (!line) {
+                    const std::string how = processes[i]->wait();
+                    if (how != "exit 0" || !done[i]) {
+                        failure = "replica " + std::to_string(i) + " (pid " + std::to_string(processes[i]->pid()) +
+                                  ") " + (how == "exit 0" ? "ended without finishing" : how) +
+                                  (said[i].empty() ? "" : ": " + said[i]);
+                        return false;
+                    }
+                    return true;
+                }
+                if (line->rfind(kStepLine, 0) == 0) {
+                    const nlohmann::json j = nlohmann::json::parse(line->substr(5));
+                    engine::StepRecord rec;
+                    rec.step = ++t.steps;
+                    rec.samples = j.at("samples").get<int64_t>();
+                    rec.input_seconds = j.at("input").get<double>();
+                    rec.forward_seconds = j.at("forward").get<double>();
+                    rec.output_seconds = j.at("output").get<double>();
+                    rec.step_seconds = rec.input_seconds + rec.forward_seconds + rec.output_seconds;
+                    rec.samples_per_second = static_cast<double>(rec.samples) / rec.step_seconds;
+                    rec.wall_seconds = since(start);
+                    t.examples += rec.samples;
+                    t.correct += j.at("correct").get<int64_t>();
+                    t.input_seconds += rec.input_seconds;
+                    writer.step(rec);
+                } else if (line->rfind(kDoneLine, 0) == 0) {
+                    const nlohmann::json j = nlohmann::json::parse(line->substr(5));
+                    done[i] = true;
+                    t.stopped = t.stopped || j.at("stopped").get<bool>();
+                    bytes += j.at("bytes").get<uint64_t>();
+                } else if (!line->empty()) {
+                    said[i] = *line;  // its last message: an error names file and offset
+                }
+                return true;
+            },
+            [&] {
+                if (r.stop && r.stop->load() && !relayed) {
+                    relayed = true;
+                    for (auto& proc : processes) proc->signal(SIGINT);
+                }
+            });
+    } catch (const std::exception& e) {
+        failure = e.what();
+    }
+    if (!failure.empty()) {
+        o.message = failure;
+        engine::RunSummary summary;
+        summary.steps = t.steps;
+        summary.train_seconds = since(start);
+        writer.finish(profiler::RunStatus::Failed, summary, o.message);
+        return o;  // the other replicas are killed as their processes go
+    }
+    writer.attributes({{runattr::kPredictOutputBytes, std::to_string(bytes)}});
+    return finish(r, writer, o, t, since(start));
+}
+
+}  // namespace
+
+std::string replicaOutput(const std::string& out, int index, int count) {
+    const std::filesystem::path p(out);
+    char part[40];
+    std::snprintf(part, sizeof part, "-%05d-of-%05d", index, count);
+    return (p.parent_path() / (p.stem().string() + part + p.extension().string())).string();
+}
+
+PredictOutcome runPrediction(const PredictRequest& r) {
+    if (r.replicas < 1) throw std::invalid_argument("--replicas must be at least 1");
+    if (r.replica >= 0) return predictAsReplica(r);
+    if (r.replicas > 1) return predictWithReplicas(r);
+    return predictHere(r);
 }
 
 }  // namespace trainbench::app

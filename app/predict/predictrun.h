@@ -4,6 +4,7 @@
 // training run — steps (one per batch: input wait, forward, output), examples/s, time, cost at the
 // device's price, and the verdict, which catches an input-bound prediction as it does a training run.
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -23,6 +24,14 @@ struct PredictRequest {
     int64_t batch_size = 256;
     int threads = 0;                     // 0: the machine's cores
     std::string name;                    // empty: "predict-<model run's name>"
+    // Replica processes, each predicting a shard of the input into FILE-0000i-of-0000N.EXT with
+    // threads / replicas threads; their steps are recorded in this process's run.
+    int replicas = 1;
+    // Set in a replica process (--replica I/N): predict shard `replica` of `replicas`, record no run,
+    // write a line per batch to standard output for the parent (replicaprotocol below).
+    int replica = -1;
+    std::string program = "/proc/self/exe";           // what the replicas run
+    std::chrono::seconds replica_silence{120};        // a replica silent this long is taken for hung
     const std::atomic<bool>* stop = nullptr;
     std::function<void(const std::string&)> log;
 };
@@ -42,5 +51,8 @@ struct PredictOutcome {
 // that cannot be opened, a bad output name); errors while predicting end the run 'failed' with the
 // message, and nothing is left under `out`.
 PredictOutcome runPrediction(const PredictRequest& request);
+
+// The file replica `index` of `count` writes for `out`: predictions.csv -> predictions-00001-of-00004.csv.
+std::string replicaOutput(const std::string& out, int index, int count);
 
 }  // namespace trainbench::app

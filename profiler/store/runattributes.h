@@ -109,6 +109,7 @@ inline constexpr char kPredictSplit[] = "predict.split";
 inline constexpr char kPredictOutput[] = "predict.output";
 inline constexpr char kPredictOutputBytes[] = "predict.output_bytes";
 inline constexpr char kPredictBatchSize[] = "predict.batch_size";
+inline constexpr char kPredictReplicas[] = "predict.replicas";
 
 // Groups of keys, by their prefix, for readers that show or skip a whole group.
 inline constexpr char kInputGroup[] = "input.";
@@ -224,6 +225,7 @@ inline constexpr std::array kRunAttributes = {
     RunAttribute{kPredictSplit, When::Predicting},
     RunAttribute{kPredictOutput, When::Predicting},
     RunAttribute{kPredictBatchSize, When::Predicting},
+    RunAttribute{kPredictReplicas, When::Predicting},
     RunAttribute{kPredictOutputBytes, When::Predicted},
 };
 

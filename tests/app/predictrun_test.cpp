@@ -238,6 +238,67 @@ TEST_F(PredictRunTest, BadRequestsAreRefusedBeforeARunExists) {
     EXPECT_FALSE(fs::exists(dir_ / "p.json"));
 }
 
+// Rows of a predictions CSV: (prediction, label) per example.
+std::vector<std::pair<std::string, std::string>> csvRows(const fs::path& path) {
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);
+    std::vector<std::pair<std::string, std::string>> rows;
+    while (std::getline(in, line)) {
+        const auto f = splitCsv(line);
+        rows.emplace_back(f.at(1), f.at(3));
+    }
+    return rows;
+}
+
+TEST_F(PredictRunTest, ReplicaProcessesEachPredictAShardIntoOneRun) {
+    PredictRequest r = request("rep.csv");
+    r.replicas = 2;
+    r.threads = 2;
+    r.program = TRAINBENCH_CLI_PATH;
+    const PredictOutcome o = runPrediction(r);
+    ASSERT_EQ(o.status, profiler::RunStatus::Completed) << o.message;
+    EXPECT_EQ(o.examples, 10000);
+    // Shard i holds examples i, i + 2, ...: together the single process's predictions, in another order.
+    const PredictOutcome single = runPrediction(request("one.csv"));
+    const auto all = csvRows(dir_ / "one.csv");
+    const auto a = csvRows(dir_ / "rep-00000-of-00002.csv"), b = csvRows(dir_ / "rep-00001-of-00002.csv");
+    ASSERT_EQ(a.size(), 5000u);
+    ASSERT_EQ(b.size(), 5000u);
+    for (size_t i = 0; i < 5000; ++i) {
+        EXPECT_EQ(a[i], all[2 * i]) << "example " << 2 * i;
+        EXPECT_EQ(b[i], all[2 * i + 1]) << "example " << 2 * i + 1;
+    }
+    EXPECT_DOUBLE_EQ(o.accuracy, single.accuracy);
+    profiler::RunStore store = profiler::RunStore::open(db_, profiler::OpenMode::ReadOnly);
+    int64_t examples = 0;
+    for (const auto& s : store.steps(o.id)) examples += s.samples;
+    EXPECT_EQ(examples, 10000);
+    EXPECT_EQ(store.run(o.id)->devices, "cpu:2");
+}
+
+TEST_F(PredictRunTest, AReplicaThatFailsFailsTheRunNamingItAndItsError) {
+    const std::string pattern = writeShards("onebad", 1000);
+    const fs::path bad = dir_ / "onebad" / "part-3.tfrecord";
+    {
+        std::fstream f(bad, std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(100);
+        f.put('\x55');
+    }
+    PredictRequest r = request("bad.csv");
+    r.replicas = 2;
+    r.program = TRAINBENCH_CLI_PATH;
+    // Whole files per replica: part-1 and part-3 go to replica 1.
+    r.overrides = {"data.dataset=tfrecord", "data.train_files=" + pattern, "data.test_files=" + pattern,
+                   "data.pipeline.shard_by=file"};
+    const PredictOutcome o = runPrediction(r);
+    EXPECT_EQ(o.status, profiler::RunStatus::Failed);
+    EXPECT_NE(o.message.find("replica 1 (pid "), std::string::npos) << o.message;
+    EXPECT_NE(o.message.find("exit 1"), std::string::npos) << o.message;
+    EXPECT_NE(o.message.find(bad.string() + ": corrupted record at byte offset 0"), std::string::npos) << o.message;
+    EXPECT_FALSE(fs::exists(dir_ / "bad-00001-of-00002.csv"));
+}
+
 TEST(PredictionWriter, ClassNamesWithCommasAndQuotesAreQuotedFields) {
     const fs::path path = fs::temp_directory_path() / ("trainbench-names-" + std::to_string(::getpid()) + ".csv");
     {

@@ -1,5 +1,6 @@
 #include "engine/data/pipeline/predictioninput.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -16,10 +17,26 @@ std::string shape(int64_t c, int64_t h, int64_t w) {
     return std::to_string(c) + "x" + std::to_string(h) + "x" + std::to_string(w);
 }
 
+// Examples index, index + count, ... of the split, in order.
+void keepShard(ImageDataset& ds, int64_t count, int64_t index) {
+    const int64_t size = ds.exampleSize();
+    int64_t kept = 0;
+    for (int64_t i = index; i < ds.count; i += count, ++kept) {
+        std::copy_n(ds.pixels.begin() + i * size, size, ds.pixels.begin() + kept * size);
+        ds.labels[static_cast<size_t>(kept)] = ds.labels[static_cast<size_t>(i)];
+    }
+    ds.count = kept;
+    ds.pixels.resize(static_cast<size_t>(kept * size));
+    ds.labels.resize(static_cast<size_t>(kept));
+}
+
 }  // namespace
 
 PredictionInput openPredictionInput(const DataConfig& data, const std::string& split, int64_t batchSize,
-                                    int64_t classes, const std::function<void(const std::string&)>& log) {
+                                    int64_t classes, const std::function<void(const std::string&)>& log,
+                                    int64_t shardCount, int64_t shardIndex) {
+    if (shardCount < 1 || shardIndex < 0 || shardIndex >= shardCount)
+        throw std::invalid_argument("shard " + std::to_string(shardIndex) + " of " + std::to_string(shardCount));
     if (split != "test" && split != "train")
         throw std::invalid_argument("split '" + split + "': say test or train");
     if (data.dataset == "shape")
@@ -31,6 +48,7 @@ PredictionInput openPredictionInput(const DataConfig& data, const std::string& s
     constexpr uint64_t kSeed = 0;
     if (!usesStreamingPipeline(data)) {
         in.idx = std::make_unique<ImageDataset>(loadIdxDataset(data, train, *in.storage));
+        if (shardCount > 1) keepShard(*in.idx, shardCount, shardIndex);
         const ImageDataset& ds = *in.idx;
         if (ds.num_classes > classes)
             throw DataError(data.path + ": a " + split + " label is " + std::to_string(ds.num_classes - 1) +
@@ -47,6 +65,8 @@ PredictionInput openPredictionInput(const DataConfig& data, const std::string& s
     DataConfig d = data;
     d.num_classes = classes;  // the streaming reader checks every label against it
     d.pipeline.shuffle_files = false;  // predictions come in file order
+    d.pipeline.shard_count = shardCount;
+    d.pipeline.shard_index = shardIndex;
     SourceFiles files = listSourceFiles(d, train, *in.storage);
     const std::string listed = files.description;
     in.examples = files.examples;

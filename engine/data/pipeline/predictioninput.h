@@ -27,8 +27,11 @@ struct PredictionInput {
 // split: "test" or "train". Shuffling, data.fraction and drop_remainder do not apply: every example
 // of the split is predicted once, in order. Labels outside [0, classes) are a DataError naming the
 // file (classes is the model's). Throws DataError (file, offset) for unreadable data and
-// std::invalid_argument for a split that is neither.
+// std::invalid_argument for a split that is neither. A replica of a prediction run reads shard
+// `shardIndex` of `shardCount`: IDX examples index, index + count, ...; streaming sources as
+// data.pipeline.shard_by says (whole files, or every count-th record).
 PredictionInput openPredictionInput(const DataConfig& data, const std::string& split, int64_t batchSize,
-                                    int64_t classes, const std::function<void(const std::string&)>& log = {});
+                                    int64_t classes, const std::function<void(const std::string&)>& log = {},
+                                    int64_t shardCount = 1, int64_t shardIndex = 0);
 
 }  // namespace trainbench::engine
