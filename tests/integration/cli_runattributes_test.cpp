@@ -52,11 +52,12 @@ std::map<std::string, std::string> attributesOf(const std::string& db, const std
 }
 
 // Holds what a run wrote to the rows of kRunAttributes whose condition holds for it. The hardware
-// counters depend on the host: with them, each counter is written when the host counted it.
+// counters of a profiled run depend on the host: with them, each counter is written when the host
+// counted it.
 void expectExactlyDocumented(const std::map<std::string, std::string>& written, std::set<When> when) {
     const bool counters = written.count(profiler::runattr::kHwAvailable) &&
                           written.at(profiler::runattr::kHwAvailable) == "true";
-    when.insert(counters ? When::ProfiledCounters : When::ProfiledNoCounters);
+    if (when.count(When::Profiled)) when.insert(counters ? When::ProfiledCounters : When::ProfiledNoCounters);
     std::set<std::string> documented;
     for (const profiler::runattr::RunAttribute& a : profiler::runattr::kRunAttributes) {
         const std::string key(a.key);
@@ -96,4 +97,9 @@ TEST(CliRunAttributes, SampleRunsWriteExactlyTheDocumentedKeys) {
     expectExactlyDocumented(attributesOf(db, "warm"),
                             {When::EveryRun, When::Streaming, When::WarmStarted, When::WarmStartStepKnown,
                              When::Emulated, When::EmulatedInProcess, When::Profiled, When::ProfiledEmulated});
+
+    // A prediction with the source's checkpoint: what it ran, on what, into which file.
+    const auto predict = runCli({"predict", "source", "-o", (tmp.path / "p.csv").string(), "--db", db, "-q"}, tmp.path);
+    ASSERT_EQ(predict.exitCode, 0) << predict.err << predict.out;
+    expectExactlyDocumented(attributesOf(db, "predict-source"), {When::Predicting, When::Predicted});
 }
