@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/cli/applyprediction.h"
 #include "app/cli/commands.h"
 #include "app/run/exitcodes.h"
 #include "app/cli/storeaccess.h"
@@ -47,6 +48,20 @@ int applyCommand(const ApplyArgs& args, const StopSignals& signals) {
         if (a.changes.empty()) {
             std::fprintf(stderr, "action %d (%s) changes nothing in the experiment file (hardware or the "
                          "model's design): there is nothing to apply\n", args.action, a.title.c_str());
+            return kExitUsage;
+        }
+        std::string refusal;
+        if (std::optional<PredictArgs> p = predictionForAction(*store, *r, a, args.action, refusal)) {
+            // A prediction run: the action is a new prediction, not an experiment file.
+            std::printf("%s\n", a.title.c_str());
+            for (const profiler::Change& c : a.changes) std::printf("  %s\n", app::changeText(c).c_str());
+            std::printf("  as a prediction: %s\n", predictCommandLine(*p).c_str());
+            if (!args.runNow) return kExitOk;
+            p->quiet = args.quiet;
+            return predictCommand(*p, signals);
+        }
+        if (!refusal.empty()) {
+            std::fprintf(stderr, "run %lld is a prediction: %s\n", static_cast<long long>(r->id.value), refusal.c_str());
             return kExitUsage;
         }
         const nlohmann::json experiment = app::experimentForAction(*r, a, args.action);

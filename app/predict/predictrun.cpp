@@ -36,12 +36,15 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // The run's experiment with the prediction's data: --set may change data.* only (the model is the
-// checkpoint's, training settings mean nothing here).
-Experiment predictionExperiment(const ModelSource& m, const std::vector<std::string>& overrides) {
-    for (const std::string& o : overrides)
+// checkpoint's, training settings mean nothing here). The prediction's batch is recorded as
+// train.batch_size, so that the verdict's batch actions speak of the batch it predicted with.
+Experiment predictionExperiment(const ModelSource& m, const PredictRequest& r) {
+    for (const std::string& o : r.overrides)
         if (o.rfind("data.", 0) != 0)
             throw std::invalid_argument("--set " + o + ": a prediction takes data.* keys only (the model is run " +
                                         std::to_string(m.run.value) + "'s checkpoint)");
+    std::vector<std::string> overrides = r.overrides;
+    overrides.push_back("train.batch_size=" + std::to_string(r.batch_size));
     return parseExperiment(m.experiment.resolved.dump(), m.experiment.source_path, overrides);
 }
 
@@ -57,7 +60,7 @@ struct Prepared {
 Prepared prepare(const PredictRequest& r, int shards, int shard) {
     if (r.batch_size < 1) throw std::invalid_argument("--batch-size must be at least 1");
     ModelSource m = openModel(r.model, r.db);
-    Experiment x = predictionExperiment(m, r.overrides);
+    Experiment x = predictionExperiment(m, r);
     // The pipeline scales pixels as training did; the graph then takes its input as it comes.
     engine::graph::Graph graph = engine::graph::optimizeForInference(m.graph);
     graph.metadata.input_scale = 1.0f;
