@@ -1,5 +1,7 @@
 #include "app/job/processtaskhost.h"
 
+#include "app/job/spawnprocess.h"
+
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -29,26 +31,7 @@ bool processStopped(pid_t pid) {
 
 pid_t ProcessTaskHost::start(const TaskStart& start) {
     TaskCommand command = commandFor_(start);
-    std::vector<char*> cargv, cenv;
-    for (auto& a : command.argv) cargv.push_back(a.data());
-    cargv.push_back(nullptr);
-    for (auto& e : command.env) cenv.push_back(e.data());
-    cenv.push_back(nullptr);
-    // The tasks get the default signal mask back: they install their own stop handling.
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    sigset_t none;
-    sigemptyset(&none);
-    posix_spawnattr_setsigmask(&attr, &none);
-    // Each task in a process group of its own: a Ctrl-C at the terminal reaches the launcher
-    // only, which relays it once (the tasks would otherwise get it twice and stop at once).
-    posix_spawnattr_setpgroup(&attr, 0);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
-    pid_t pid = -1;
-    const int rc = posix_spawn(&pid, command.program.c_str(), nullptr, &attr, cargv.data(), cenv.data());
-    posix_spawnattr_destroy(&attr);
-    if (rc != 0) throw std::runtime_error(std::strerror(rc));
-    return pid;
+    return spawnInOwnGroup(command.program, std::move(command.argv), &command.env, nullptr);
 }
 
 profiler::ProcessIdentity ProcessTaskHost::identity(pid_t pid) {

@@ -1,5 +1,7 @@
 #include "app/predict/replicaprocess.h"
 
+#include "app/job/spawnprocess.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -12,8 +14,6 @@
 #include <functional>
 #include <stdexcept>
 
-extern char** environ;
-
 namespace trainbench::app {
 
 ReplicaProcess::ReplicaProcess(const std::vector<std::string>& argv) {
@@ -23,26 +23,16 @@ ReplicaProcess::ReplicaProcess(const std::vector<std::string>& argv) {
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
     posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    sigset_t none;
-    sigemptyset(&none);
-    posix_spawnattr_setsigmask(&attr, &none);
-    // A process group of its own: a Ctrl-C at the terminal reaches the parent, which relays it.
-    posix_spawnattr_setpgroup(&attr, 0);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
-    std::vector<std::string> args = argv;
-    std::vector<char*> cargv;
-    for (std::string& a : args) cargv.push_back(a.data());
-    cargv.push_back(nullptr);
-    const int rc = posix_spawn(&pid_, args.front().c_str(), &actions, &attr, cargv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-    ::close(fds[1]);
-    if (rc != 0) {
+    try {
+        pid_ = spawnInOwnGroup(argv.front(), argv, nullptr, &actions);
+    } catch (const std::runtime_error& e) {
+        posix_spawn_file_actions_destroy(&actions);
         ::close(fds[0]);
-        throw std::runtime_error("cannot start " + args.front() + ": " + std::strerror(rc));
+        ::close(fds[1]);
+        throw std::runtime_error("cannot start " + argv.front() + ": " + e.what());
     }
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(fds[1]);
     fd_ = fds[0];
 }
 

@@ -9,6 +9,7 @@
 
 #include "app/experiment/experiment.h"
 #include "app/inference/modelsource.h"
+#include "tests/app/errorof.h"
 #include "tests/app/trainedrun.h"
 #include "engine/device/cpudevice.h"
 #include "engine/graph/graphpasses.h"
@@ -61,16 +62,6 @@ protected:
         }
         return static_cast<double>(correct) / static_cast<double>(test.count);
     }
-    template <class Fn>
-    static std::string errorOf(Fn fn) {
-        try {
-            fn();
-        } catch (const std::exception& e) {
-            return e.what();
-        }
-        ADD_FAILURE() << "expected an error";
-        return {};
-    }
 
     fs::path dir_;
     std::string db_;
@@ -99,10 +90,10 @@ TEST_F(ModelSourceTest, ARunIsFoundByName) {
 
 TEST_F(ModelSourceTest, AMissingRunOrAStoreThatIsNotThereNamesModelAndStore) {
     train("mlp");
-    const std::string e = errorOf([&] { openModel("99", db_); });
+    const std::string e = testing::messageOf([&] { openModel("99", db_); });
     EXPECT_NE(e.find("MODEL '99': there is no run '99' in " + db_), std::string::npos) << e;
     const std::string missing = (dir_ / "nowhere.db").string();
-    const std::string e2 = errorOf([&] { openModel("1", missing); });
+    const std::string e2 = testing::messageOf([&] { openModel("1", missing); });
     EXPECT_NE(e2.find("MODEL '1'"), std::string::npos) << e2;
     EXPECT_NE(e2.find(missing), std::string::npos) << e2;
 }
@@ -112,7 +103,7 @@ TEST_F(ModelSourceTest, ARunWithoutACheckpointSaysHowToKeepOne) {
     spec.name = "no-ckpt";
     profiler::RunWriter w(db_, spec);
     w.finish(profiler::RunStatus::Completed, {});
-    const std::string e = errorOf([&] { openModel("no-ckpt", db_); });
+    const std::string e = testing::messageOf([&] { openModel("no-ckpt", db_); });
     EXPECT_NE(e.find("kept no checkpoint"), std::string::npos) << e;
     EXPECT_NE(e.find("train.checkpoint_at_end"), std::string::npos) << e;
 }
@@ -121,7 +112,7 @@ TEST_F(ModelSourceTest, ACheckpointThatIsGoneNamesTheFile) {
     const profiler::RunId id = train("mlp");
     const std::string ckpt = (dir_ / "mlp.ckpt").string();
     fs::remove(ckpt);
-    const std::string e = errorOf([&] { openModel(std::to_string(id.value), db_); });
+    const std::string e = testing::messageOf([&] { openModel(std::to_string(id.value), db_); });
     EXPECT_NE(e.find(ckpt), std::string::npos) << e;
 }
 

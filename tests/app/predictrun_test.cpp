@@ -27,6 +27,7 @@
 #include "engine/inference/compiledgraph.h"
 #include "profiler/store/runattributes.h"
 #include "profiler/store/runstore.h"
+#include "tests/app/errorof.h"
 #include "tests/app/trainedrun.h"
 
 namespace trainbench::app {
@@ -86,16 +87,6 @@ protected:
             w.close();
         }
         return (dir_ / folder / "part-*.tfrecord").string();
-    }
-    template <class Fn>
-    static std::string errorOf(Fn fn) {
-        try {
-            fn();
-        } catch (const std::exception& e) {
-            return e.what();
-        }
-        ADD_FAILURE() << "expected an error";
-        return {};
     }
 
     static fs::path dir_;
@@ -224,17 +215,17 @@ TEST_F(PredictRunTest, ACorruptRecordFailsTheRunNamingFileAndOffsetAndLeavesNoFi
 }
 
 TEST_F(PredictRunTest, BadRequestsAreRefusedBeforeARunExists) {
-    EXPECT_NE(errorOf([&] { runPrediction(request("p.json")); }).find("FILE.csv or FILE.tfrecord"), std::string::npos);
+    EXPECT_NE(testing::messageOf([&] { runPrediction(request("p.json")); }).find("FILE.csv or FILE.tfrecord"), std::string::npos);
     PredictRequest r = request("p.csv");
     r.overrides = {"train.epochs=3"};
-    EXPECT_NE(errorOf([&] { runPrediction(r); }).find("--set train.epochs=3: a prediction takes data.* keys only"),
+    EXPECT_NE(testing::messageOf([&] { runPrediction(r); }).find("--set train.epochs=3: a prediction takes data.* keys only"),
               std::string::npos);
     r.overrides = {"data.dataset=tfrecord", "data.train_files=/nonexistent/*.tfrecord",
                    "data.test_files=/nonexistent/*.tfrecord"};
-    EXPECT_NE(errorOf([&] { runPrediction(r); }).find("/nonexistent/*.tfrecord"), std::string::npos);
+    EXPECT_NE(testing::messageOf([&] { runPrediction(r); }).find("/nonexistent/*.tfrecord"), std::string::npos);
     r = request("p.csv");
     r.model = "no-such-run";
-    EXPECT_NE(errorOf([&] { runPrediction(r); }).find("MODEL 'no-such-run'"), std::string::npos);
+    EXPECT_NE(testing::messageOf([&] { runPrediction(r); }).find("MODEL 'no-such-run'"), std::string::npos);
     EXPECT_FALSE(fs::exists(dir_ / "p.json"));
 }
 

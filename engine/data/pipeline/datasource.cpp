@@ -41,6 +41,22 @@ std::string subsetNote(const DataConfig& data, int64_t total, int64_t kept) {
 
 }  // namespace
 
+PipelineChoice choosePipeline(const DataConfig& d, const SourceFiles& files, int64_t batch_size, uint64_t seed,
+                              const std::shared_ptr<Storage>& storage, const std::function<void(const std::string&)>& log) {
+    PipelineChoice choice;
+    choice.cycle_length = d.pipeline.cycle_length;
+    choice.parallel_reads = d.pipeline.parallel_reads;
+    choice.map_parallel_calls = d.pipeline.map_parallel_calls;
+    choice.prefetch = d.pipeline.prefetch;
+    if (!d.pipeline.autotune) return choice;
+    choice = StreamingPipeline::autotune(d, files, batch_size, seed, storage);
+    if (log) log("autotune (" + std::to_string(choice.autotune_seconds).substr(0, 4) + " s): cycle_length " +
+                 std::to_string(choice.cycle_length) + (choice.parallel_reads ? " parallel" : "") +
+                 ", map_parallel_calls " + std::to_string(choice.map_parallel_calls) + ", prefetch " +
+                 std::to_string(choice.prefetch));
+    return choice;
+}
+
 TrainingData openTrainingData(const DataConfig& data, int64_t batch_size, uint64_t seed,
                               const std::function<void(const std::string&)>& log) {
     if (data.dataset == "shape")
@@ -99,18 +115,7 @@ TrainingData openTrainingData(const DataConfig& data, int64_t batch_size, uint64
                      std::to_string(labels.size()) + " file(s)");
     }
     out.train_examples = train.examples;
-    PipelineChoice choice;
-    choice.cycle_length = d.pipeline.cycle_length;
-    choice.parallel_reads = d.pipeline.parallel_reads;
-    choice.map_parallel_calls = d.pipeline.map_parallel_calls;
-    choice.prefetch = d.pipeline.prefetch;
-    if (d.pipeline.autotune) {
-        choice = StreamingPipeline::autotune(d, train, batch_size, seed, out.storage);
-        if (log) log("autotune (" + std::to_string(choice.autotune_seconds).substr(0, 4) + " s): cycle_length " +
-                     std::to_string(choice.cycle_length) + (choice.parallel_reads ? " parallel" : "") +
-                     ", map_parallel_calls " + std::to_string(choice.map_parallel_calls) + ", prefetch " +
-                     std::to_string(choice.prefetch));
-    }
+    const PipelineChoice choice = choosePipeline(d, train, batch_size, seed, out.storage, log);
     auto pipeline = std::make_unique<StreamingPipeline>(d, std::move(train), batch_size, d.shuffle, d.drop_remainder,
                                                         seed, choice, out.storage);
     if (pipeline->exampleSize() != out.test.exampleSize())

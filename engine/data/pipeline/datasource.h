@@ -27,6 +27,12 @@ struct TrainingData {
     std::string description;     // one line for logs: what was read, examples, shape, classes
 };
 
+struct SourceFiles;
+// What a streaming pipeline over `files` runs with: data.pipeline's settings, or autotune's choice
+// (measured on the files, said through `log`) when data.pipeline.autotune is set.
+PipelineChoice choosePipeline(const DataConfig& d, const SourceFiles& files, int64_t batch_size, uint64_t seed,
+                              const std::shared_ptr<Storage>& storage, const std::function<void(const std::string&)>& log);
+
 // Throws DataError (naming file and offset) for unreadable or inconsistent data, and for a
 // data.fraction that keeps no example, or fewer than one batch when data.drop_remainder is set.
 // `log` receives progress lines (autotune results); may be empty.

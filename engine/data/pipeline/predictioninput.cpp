@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "engine/data/pipeline/datasource.h"
 #include "engine/data/pipeline/inmemorypipeline.h"
 #include "engine/data/pipeline/streamingpipeline.h"
 #include "engine/data/storage/storage.h"
@@ -70,17 +71,7 @@ PredictionInput openPredictionInput(const DataConfig& data, const std::string& s
     SourceFiles files = listSourceFiles(d, train, *in.storage);
     const std::string listed = files.description;
     in.examples = files.examples;
-    PipelineChoice choice;
-    choice.cycle_length = d.pipeline.cycle_length;
-    choice.parallel_reads = d.pipeline.parallel_reads;
-    choice.map_parallel_calls = d.pipeline.map_parallel_calls;
-    choice.prefetch = d.pipeline.prefetch;
-    if (d.pipeline.autotune) {
-        choice = StreamingPipeline::autotune(d, files, batchSize, kSeed, in.storage);
-        if (log) log("autotune (" + std::to_string(choice.autotune_seconds).substr(0, 4) + " s): cycle_length " +
-                     std::to_string(choice.cycle_length) + ", map_parallel_calls " +
-                     std::to_string(choice.map_parallel_calls) + ", prefetch " + std::to_string(choice.prefetch));
-    }
+    const PipelineChoice choice = choosePipeline(d, files, batchSize, kSeed, in.storage, log);
     auto pipeline = std::make_unique<StreamingPipeline>(d, std::move(files), batchSize, /*shuffle=*/false,
                                                         /*drop_remainder=*/false, kSeed, choice, in.storage);
     in.channels = pipeline->channels();
