@@ -45,8 +45,16 @@ struct LaunchScriptArgs {
     std::string db = "runs.db";   // where the chief records, on its host
     std::string image = "trainbench:latest";
     std::string output;           // empty: stdout
+    // --serve: `file` is MODEL as the container sees it; a Deployment of `replicas` servers and a Service.
+    bool serve = false;
+    int replicas = 1;
+    std::string modelName;                // empty: MODEL's file name without its extension
+    std::string modelClaim;               // a PersistentVolumeClaim mounted read-only at MODEL's folder
+    std::string cpu = "2";                // each replica's CPU request and limit
+    std::vector<std::string> serveArgs;   // more `serve` options, e.g. --max-batch-size=32
 };
 int launchScriptCommand(const LaunchScriptArgs& args);
+int serveManifestCommand(const LaunchScriptArgs& args);
 // Batch prediction with a stored run's model over a data split, recorded as a run (docs/cli.md).
 struct PredictArgs {
     std::string model;

@@ -22,21 +22,9 @@ namespace trainbench::cli {
 
 namespace {
 
-// A name Kubernetes accepts for the TFJob and its Secret (an RFC 1035 label, as the training
-// operator asks): lower-case letters, digits and '-', starting with a letter and ending with a
-// letter or digit; 50 characters at most, leaving room for the pods' "-worker-<index>" suffixes
-// within 63. Also the Slurm job name. Nothing of the user's name but [a-z0-9-] gets through.
-std::string k8sName(const std::string& name) {
-    std::string out;
-    for (char c : name) {
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-        out += (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ? c : '-';
-    }
-    if (out.empty() || !(out[0] >= 'a' && out[0] <= 'z')) out = "tb-" + out;
-    out.resize(std::min<size_t>(out.size(), 50));
-    while (out.back() == '-') out.pop_back();  // "tb-" at least keeps "tb"
-    return out;
-}
+// The TFJob's, its Secret's and the Slurm job's name: app::k8sName, 50 characters at most, leaving
+// room for the pods' "-worker-<index>" suffixes within 63.
+using app::k8sName;
 
 // What the user gave, as it appears in the files' comments: quoted and escaped, on one line.
 std::string shown(const std::string& name) { return app::yamlString(name, "the experiment's name"); }

@@ -55,11 +55,20 @@ int main(int argc, char** argv) {
 
     cli::LaunchScriptArgs ls;
     auto* lsCmd = app.add_subcommand("launch-script",
-                                     "Write a Slurm batch script or a Kubeflow TFJob manifest for a multi_worker job");
-    lsCmd->add_option("file", ls.file, "Experiment file (JSON) with strategy.type multi_worker")->required();
+                                     "Write a Slurm batch script or a Kubeflow TFJob manifest for a multi_worker job, or a Kubernetes Deployment for serve");
+    lsCmd->add_option("file", ls.file, "Experiment file (JSON) with strategy.type multi_worker; with --serve, the model's path in the container")->required();
     auto* slurmFlag = lsCmd->add_flag("--slurm", ls.slurm, "A Slurm batch script (sbatch), one task per node");
     auto* kfFlag = lsCmd->add_flag("--kubeflow", ls.kubeflow, "A Kubeflow TFJob manifest with a Secret for the token");
+    auto* serveFlag = lsCmd->add_flag("--serve", ls.serve,
+                                      "A Kubernetes Deployment + Service running `serve` on FILE, a model path in the image");
     slurmFlag->excludes(kfFlag);
+    serveFlag->excludes(slurmFlag)->excludes(kfFlag);
+    lsCmd->add_option("--replicas", ls.replicas, "--serve: server replicas (default 1)")->check(CLI::Range(1, 10000));
+    lsCmd->add_option("--model-name", ls.modelName, "--serve: the NAME of /v1/models/NAME (default: FILE's stem)");
+    lsCmd->add_option("--model-claim", ls.modelClaim, "--serve: a PersistentVolumeClaim holding FILE, mounted read-only");
+    lsCmd->add_option("--cpu", ls.cpu, "--serve: CPU request and limit of each replica (default 2)");
+    lsCmd->add_option("--serve-arg", ls.serveArgs, "--serve: one more option for serve, e.g. --serve-arg=--max-batch-size=32")
+        ->allow_extra_args(false);
     lsCmd->add_option("--workers", ls.workers, "Tasks (default: strategy.replicas)")->check(CLI::Range(1, 4096));
     lsCmd->add_option("--port", ls.port, "Port of every task (default 2222, TFJob's)")->check(CLI::Range(1, 65535));
     lsCmd->add_option("--db", ls.db, "Run store the chief records in, on its host")->default_str(ls.db);
@@ -251,8 +260,9 @@ int main(int argc, char** argv) {
     if (*runCmd) return cli::runCommand(run, signals);
     if (*workerCmd) return cli::workerCommand(worker, signals);
     if (*lsCmd) {
+        if (ls.serve) return cli::serveManifestCommand(ls);
         if (!ls.slurm && !ls.kubeflow) {
-            std::fprintf(stderr, "launch-script: say --slurm or --kubeflow\n");
+            std::fprintf(stderr, "launch-script: say --slurm, --kubeflow or --serve\n");
             return cli::kExitUsage;
         }
         return cli::launchScriptCommand(ls);

@@ -29,4 +29,10 @@ std::string shellWord(std::string_view value, std::string_view what);
 // byte offset.
 std::string yamlString(std::string_view value, std::string_view what);
 
+// A name Kubernetes accepts for an object (an RFC 1035 label, as the training operator asks for a
+// TFJob): lower-case letters, digits and '-', starting with a letter and ending with a letter or
+// digit, `maxLength` characters at most (leave room for suffixes the controllers add within 63).
+// Nothing of `name` but [a-z0-9-] gets through: upper case is lowered, anything else becomes '-'.
+std::string k8sName(std::string_view name, size_t maxLength = 50);
+
 }  // namespace trainbench::app

@@ -122,5 +122,16 @@ TEST(YamlString, TextThatIsNotUtf8IsRefusedNamingTheKeyAndOffset) {
     }
 }
 
+TEST(K8sName, OnlyLowerCaseLettersDigitsAndDashesGetThroughAsAnRfc1035Label) {
+    EXPECT_EQ(k8sName("Fashion MNIST_v2"), "fashion-mnist-v2");
+    EXPECT_EQ(k8sName("evil\nrm -rf ~\n"), "evil-rm--rf");
+    EXPECT_EQ(k8sName("9lives"), "tb-9lives");
+    EXPECT_EQ(k8sName(""), "tb");
+    EXPECT_EQ(k8sName("---"), "tb");
+    EXPECT_EQ(k8sName(std::string(80, 'a'), 40), std::string(40, 'a'));
+    EXPECT_EQ(k8sName("\xc3\xa9t\xc3\xa9"), "tb---t");
+}
+
 }  // namespace
 }  // namespace trainbench::app
+

@@ -177,7 +177,7 @@ TEST(CliLaunchScript, TheKubeflowManifestIsATfJobWithATokenSecret) {
     EXPECT_NE(wrong.err.find("needs 'multi_worker'"), std::string::npos) << wrong.err;
     auto neither = runCli({"launch-script", experiment(tmp.path)}, tmp.path);
     EXPECT_EQ(neither.exitCode, 2);
-    EXPECT_NE(neither.err.find("--slurm or --kubeflow"), std::string::npos) << neither.err;
+    EXPECT_NE(neither.err.find("--slurm, --kubeflow or --serve"), std::string::npos) << neither.err;
 }
 
 // ---- Hostile strings (issue 19): an experiment's name, paths, overrides and the image reach the
@@ -352,4 +352,36 @@ TEST(CliLaunchScript, TheManifestFileIsForTheUsersEyesOnly) {
     ASSERT_EQ(::stat(script.c_str(), &st), 0);
     EXPECT_EQ(st.st_mode & 0777, 0644u);
     ::umask(oldMask);
+}
+
+TEST(CliLaunchScript, TheServeManifestIsADeploymentAndAServiceThatKeepHostileStringsAsData) {
+    TempDir tmp;
+    const std::string model = "/models/" + kEvilName + ".onnx";
+    const std::string image = "registry/tb:1\n          command: [\"sh\"]";
+    const std::string extra = "--max-batch-size=32\"]\n---\nkind: Pod";
+    const auto gen = runCli({"launch-script", model, "--serve", "--replicas", "3", "--image", image, "--model-name",
+                             "fmnist", "--model-claim", "models-pvc", "--serve-arg", extra, "--port", "8501"},
+                            tmp.path);
+    ASSERT_EQ(gen.exitCode, 0) << gen.err;
+    const auto parsed = trainbench::testing::yamlDocumentsAsJson(gen.out);
+    ASSERT_EQ(parsed.exitCode, 0) << parsed.err << "\n" << gen.out;
+    const json docs = json::parse(parsed.out);
+    ASSERT_EQ(docs.size(), 2u) << "the Deployment and the Service, no document more:\n" << gen.out;
+    const json& deployment = docs[0];
+    const json& service = docs[1];
+    EXPECT_EQ(deployment["kind"], "Deployment");
+    EXPECT_EQ(deployment["spec"]["replicas"], 3);
+    EXPECT_TRUE(isRfc1035Label(deployment["metadata"]["name"].get<std::string>()));
+    const json& c = deployment["spec"]["template"]["spec"]["containers"][0];
+    EXPECT_EQ(c["image"].get<std::string>(), image);
+    EXPECT_EQ(c["command"], json::array({"trainbench-cli"}));
+    EXPECT_EQ(c["args"], json::array({"serve", "--bind=0.0.0.0", "--port=8501", "--model-name=fmnist", extra, "--", model}));
+    EXPECT_EQ(c["readinessProbe"]["httpGet"]["path"], "/v1/models/fmnist");
+    EXPECT_EQ(c["volumeMounts"][0]["mountPath"], "/models");
+    EXPECT_EQ(deployment["spec"]["template"]["spec"]["volumes"][0]["persistentVolumeClaim"]["claimName"], "models-pvc");
+    EXPECT_EQ(deployment["spec"]["selector"]["matchLabels"], deployment["spec"]["template"]["metadata"]["labels"]);
+    EXPECT_EQ(service["kind"], "Service");
+    EXPECT_EQ(service["spec"]["type"], "ClusterIP");
+    EXPECT_EQ(service["spec"]["selector"], deployment["spec"]["template"]["metadata"]["labels"]);
+    EXPECT_EQ(service["spec"]["ports"][0]["targetPort"], 8501);
 }
