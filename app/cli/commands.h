@@ -1,6 +1,7 @@
 #pragma once
 // The subcommands of trainbench-cli. Each returns the process exit code (see exitcodes.h).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,9 +76,11 @@ int validateCommand(const std::string& file, const std::vector<std::string>& ove
 int estimateCommand(const std::string& file, const std::vector<std::string>& overrides, bool asJson,
                     const std::string& db);
 // estimate --inference: the model's forward pass per catalog device x precision x batch (docs/devices.md).
+// A bought device is priced with `serviceYears` and `usdPerKwh` when given (else the catalog's life and
+// engine::kDefaultUsdPerKwh).
 int inferenceEstimateCommand(const std::string& file, const std::vector<std::string>& overrides,
                              const std::vector<int64_t>& batches, const std::vector<std::string>& precisions,
-                             bool asJson);
+                             bool asJson, std::optional<double> serviceYears, std::optional<double> usdPerKwh);
 
 // plan-serving: serving configurations ranked by cost per million predictions within a p99 bound.
 struct PlanServingArgs {

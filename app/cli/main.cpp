@@ -140,6 +140,16 @@ int main(int argc, char** argv) {
     estimateCmd->add_option("--precision", estimatePrecisions, "--inference: fp32, bf16, int8, comma-separated")
         ->delimiter(',')
         ->default_str("fp32,bf16,int8");
+    double estimateServiceYears = 0.0, estimateUsdPerKwh = 0.0;
+    auto* serviceYearsOpt =
+        estimateCmd
+            ->add_option("--service-years", estimateServiceYears,
+                         "--inference: years a bought device's purchase is spread over (default: the catalog's)")
+            ->check(CLI::PositiveNumber);
+    auto* usdPerKwhOpt = estimateCmd
+                             ->add_option("--usd-per-kwh", estimateUsdPerKwh,
+                                          "--inference: electricity price for bought devices (default 0.16)")
+                             ->check(CLI::NonNegativeNumber);
 
     std::string db = defaultDb, status;
     int limit = 0;
@@ -271,8 +281,10 @@ int main(int argc, char** argv) {
     if (*planServingCmd) return cli::planServingCommand(planServing);
     if (*validateCmd) return cli::validateCommand(validateFile, validateOverrides);
     if (*estimateCmd && estimateInference)
-        return cli::inferenceEstimateCommand(estimateFile, estimateOverrides, estimateBatches, estimatePrecisions,
-                                             estimateJson);
+        return cli::inferenceEstimateCommand(
+            estimateFile, estimateOverrides, estimateBatches, estimatePrecisions, estimateJson,
+            serviceYearsOpt->count() ? std::optional<double>(estimateServiceYears) : std::nullopt,
+            usdPerKwhOpt->count() ? std::optional<double>(estimateUsdPerKwh) : std::nullopt);
     if (*estimateCmd) return cli::estimateCommand(estimateFile, estimateOverrides, estimateJson, estimateDb);
     if (*runsCmd) return cli::runsCommand(db, status, limit);
     if (*ttaCmd) return cli::ttaCommand(tta);

@@ -86,7 +86,9 @@ private:
     void readMemoryAndOverheads(ObjectReader& device, DeviceSpec& spec);
     void readGpuLinks(ObjectReader& device, DeviceSpec& spec);
     void readTpu(ObjectReader& device, DeviceSpec& spec);
+    void readNpu(ObjectReader& device, DeviceSpec& spec);
     void readPrice(ObjectReader& device, DeviceSpec& spec);
+    void readOwnership(ObjectReader& price, DeviceSpec& spec);
     void readSources(ObjectReader& device, DeviceSpec& spec);
     void checkMxuRate(const DeviceSpec& spec);
 
@@ -103,7 +105,8 @@ DeviceSpec DeviceReader::read(const json& node) {
     DeviceSpec spec;
     ObjectReader device(
         node, path_,
-        {"id", "kind", "name", "compute", "memory", "overheads", "interconnect", "tpu", "ici", "price", "sources"},
+        {"id", "kind", "name", "compute", "memory", "overheads", "interconnect", "tpu", "ici", "npu", "price",
+         "sources"},
         issues_);
     if (!device.isObject()) return spec;
     if (const auto id = device.string("id", "a unique name such as 'tpu-v3'")) {
@@ -113,11 +116,12 @@ DeviceSpec DeviceReader::read(const json& node) {
             device.issue(device.pathOf("id"),
                          "'" + *id + "' is not a valid id: use lower-case letters, digits, '-', '_' and '.'");
     }
-    const auto kind = device.string("kind", "what the device is", {"cpu", "gpu", "tpu"});
+    const auto kind = device.string("kind", "what the device is", {"cpu", "gpu", "tpu", "npu"});
     kindKnown_ = kind.has_value();
     kind_ = !kind            ? DeviceKind::Cpu
             : *kind == "gpu" ? DeviceKind::Gpu
             : *kind == "tpu" ? DeviceKind::Tpu
+            : *kind == "npu" ? DeviceKind::Npu
                              : DeviceKind::Cpu;
     spec.kind = kind_;
     spec.name = device.string("name", "a name for people").value_or("");
@@ -138,6 +142,10 @@ DeviceSpec DeviceReader::read(const json& node) {
         for (const char* key : {"tpu", "ici"})
             if (device.has(key)) device.issue(device.pathOf(key), "applies only to kind 'tpu'");
     }
+    if (kind && kind_ == DeviceKind::Npu)
+        readNpu(device, spec);
+    else if (kind && device.has("npu"))
+        device.issue(device.pathOf("npu"), "applies only to kind 'npu' (an int8 inference accelerator)");
     readPrice(device, spec);
     readSources(device, spec);
     device.finish();
@@ -149,6 +157,17 @@ void DeviceReader::readCompute(ObjectReader& device, DeviceSpec& spec) {
     ObjectReader g =
         group(device, "compute", {"peak_fp32_tflops", "peak_tf32_tflops", "peak_bf16_tflops", "peak_int8_tops"},
               "peak rates, TFLOP/s");
+    if (kind_ == DeviceKind::Npu) {
+        // An int8 accelerator: its int8 rate is required and it has no floating-point one.
+        for (const char* key : {"peak_fp32_tflops", "peak_tf32_tflops", "peak_bf16_tflops"})
+            if (nullableRate(g, key, "a floating-point rate: null on an npu"))
+                g.issue(g.pathOf(key), "an npu computes int8 only: expected null");
+        spec.peak_int8_ops = nullableRate(g, "peak_int8_tops", "int8 rate, TOPS (dense)");
+        if (!spec.peak_int8_ops && g.has("peak_int8_tops"))
+            g.issue(g.pathOf("peak_int8_tops"), "an npu needs its int8 rate (TOPS)");
+        g.finish();
+        return;
+    }
     spec.peak_fp32_flops =
         calibratable(g, "peak_fp32_tflops", "fp32 and non-matrix rate, TFLOP/s", kTera).value_or(0.0);
     spec.peak_tf32_flops = nullableRate(g, "peak_tf32_tflops", "TF32 tensor-core rate, TFLOP/s");
@@ -230,12 +249,45 @@ void DeviceReader::readTpu(ObjectReader& device, DeviceSpec& spec) {
     spec.tpu = tpu;
 }
 
+void DeviceReader::readNpu(ObjectReader& device, DeviceSpec& spec) {
+    ObjectReader n = group(device, "npu", {"host_link_gbs"}, "the accelerator's link to its host");
+    NpuSpec npu;
+    npu.host_link_bytes_per_s =
+        figure(n, "host_link_gbs", "host link bandwidth, GB/s, one direction", Bound::Positive, kGiga).value_or(0.0);
+    n.finish();
+    spec.npu = npu;
+}
+
+// A bought device: purchase price over its service life plus the power it draws (ownershipcost.h).
+void DeviceReader::readOwnership(ObjectReader& p, DeviceSpec& spec) {
+    OwnershipCost own;
+    own.purchase_usd = figure(p, "purchase_usd", "purchase price, US dollars", Bound::NonNegative, 1.0).value_or(0.0);
+    own.service_life_years =
+        figure(p, "service_life_years", "years the purchase is spread over", Bound::Positive, 1.0).value_or(1.0);
+    own.power_w = figure(p, "power_w", "power drawn while predicting, watts", Bound::NonNegative, 1.0).value_or(0.0);
+    if (p.has("usd_per_hour"))
+        p.issue(p.pathOf("usd_per_hour"), "a bought device (purchase_usd) has no hourly price: it is derived from "
+                                          "purchase_usd / service_life_years + power_w x electricity price");
+    spec.ownership = own;
+    spec.price_per_hour = own.usdPerHour();
+}
+
 void DeviceReader::readPrice(ObjectReader& device, DeviceSpec& spec) {
-    ObjectReader p =
-        group(device, "price", {"usd_per_hour", "unit", "provider", "region", "date"}, "price per device-hour");
-    spec.price_per_hour =
-        figure(p, "usd_per_hour", "US dollars per device-hour, on demand", Bound::NonNegative, 1.0).value_or(0.0);
-    const char* unit = kind_ == DeviceKind::Gpu ? "gpu-hour" : kind_ == DeviceKind::Tpu ? "chip-hour" : "host-hour";
+    ObjectReader p = group(device, "price",
+                           {"usd_per_hour", "purchase_usd", "service_life_years", "power_w", "unit", "provider",
+                            "region", "date"},
+                           "price per device-hour, or purchase price");
+    const bool bought = p.has("purchase_usd");
+    if (bought)
+        readOwnership(p, spec);
+    else
+        spec.price_per_hour =
+            figure(p, "usd_per_hour", "US dollars per device-hour, on demand", Bound::NonNegative, 1.0).value_or(0.0);
+    const char* unit = bought                      ? "device"
+                       : kind_ == DeviceKind::Gpu ? "gpu-hour"
+                       : kind_ == DeviceKind::Tpu ? "chip-hour"
+                       : kind_ == DeviceKind::Npu ? "device-hour"
+                                                  : "host-hour";
     spec.price_unit =
         kindKnown_
             ? p.string("unit", std::string("what the price is per: '") + unit + "' for a " + deviceKindName(kind_),

@@ -10,6 +10,7 @@ const char* deviceKindName(DeviceKind kind) {
         case DeviceKind::Cpu: return "cpu";
         case DeviceKind::Gpu: return "gpu";
         case DeviceKind::Tpu: return "tpu";
+        case DeviceKind::Npu: return "npu";
     }
     return "?";
 }
@@ -64,6 +65,8 @@ double DeviceSpec::replicaMatrixFlops(Precision precision) const {
     if (needs_calibration)
         throw std::invalid_argument(id +
                                     " has no peak FLOP/s until the host is calibrated (DeviceSpec::withCalibration)");
+    if (kind == DeviceKind::Npu && precision != Precision::Int8)
+        throw std::invalid_argument(id + " runs int8 only: quantize the model (trainbench-cli quantize)");
     if (tpu && (precision == Precision::Fp32 || precision == Precision::Bf16)) return replicaMxuFlops();
     const std::optional<double> rate = precision == Precision::Fp32   ? std::optional<double>(peak_fp32_flops)
                                        : precision == Precision::Tf32 ? peak_tf32_flops
@@ -80,6 +83,25 @@ double DeviceSpec::replicaMatrixFlops(Precision precision) const {
 std::string DeviceSpec::replicaLabel() const {
     if (!tpu) return id;
     return id + (tpu->replica_is_chip ? " chip" : " core");
+}
+
+DeviceSpec DeviceSpec::withOwnershipCost(std::optional<double> service_life_years,
+                                         std::optional<double> usd_per_kwh) const {
+    if (!ownership)
+        throw std::invalid_argument(id + " is rented at $" + std::to_string(price_per_hour) +
+                                    " per " + price_unit + ": a service life or electricity price applies only to a "
+                                    "bought device");
+    if (service_life_years && !(*service_life_years > 0.0))
+        throw std::invalid_argument(id + ": a service life must be positive, got " +
+                                    std::to_string(*service_life_years) + " years");
+    if (usd_per_kwh && !(*usd_per_kwh >= 0.0))
+        throw std::invalid_argument(id + ": an electricity price must be >= 0, got " + std::to_string(*usd_per_kwh) +
+                                    " USD per kWh");
+    DeviceSpec out = *this;
+    if (service_life_years) out.ownership->service_life_years = *service_life_years;
+    if (usd_per_kwh) out.ownership->usd_per_kwh = *usd_per_kwh;
+    out.price_per_hour = out.ownership->usdPerHour();
+    return out;
 }
 
 DeviceSpec DeviceSpec::withCalibration(double peak_gflops, double bandwidth_gbs, double host_memory_bytes) const {

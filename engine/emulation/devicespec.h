@@ -8,10 +8,13 @@
 #include <vector>
 
 #include "engine/emulation/kernelrates.h"
+#include "engine/emulation/ownershipcost.h"
 
 namespace trainbench::engine {
 
-enum class DeviceKind { Cpu, Gpu, Tpu };
+// Npu: an inference accelerator that computes int8 only and holds the parameters in on-chip memory
+// (a Coral Edge TPU); it streams what does not fit from the host over its link.
+enum class DeviceKind { Cpu, Gpu, Tpu, Npu };
 const char* deviceKindName(DeviceKind kind);
 
 // The numeric format an emulated run computes in. On TPUs the MXU always multiplies bf16 and
@@ -50,6 +53,12 @@ struct TpuSpec {
     std::vector<std::string> slices;  // accelerator types offered, e.g. "v3-8" ... "v3-2048"
 };
 
+// An inference accelerator's link to its host (USB, PCIe), over which parameters that do not fit in
+// its on-chip memory are streamed on every invocation.
+struct NpuSpec {
+    double host_link_bytes_per_s = 0.0;
+};
+
 // A GPU's links to its peers and to the host.
 struct GpuLinks {
     double nvlink_bytes_per_s = 0.0;  // all links, bidirectional, as datasheets give it
@@ -74,7 +83,9 @@ struct DeviceSpec {
     double per_step_overhead_s = 0.0;
 
     double price_per_hour = 0.0;  // USD per device-hour: per GPU, per TPU chip, per host
-    std::string price_unit;       // "gpu-hour", "chip-hour", "host-hour"
+    std::string price_unit;       // "gpu-hour", "chip-hour", "host-hour"; "device" when bought
+    // A bought device: price_per_hour is ownership->usdPerHour() (withOwnershipCost() changes it).
+    std::optional<OwnershipCost> ownership;
     std::string price_provider, price_region, price_date;
 
     // cpu-host: peak, bandwidth and memory are this host's, from the profiler's calibration; zero
@@ -86,6 +97,7 @@ struct DeviceSpec {
 
     std::optional<TpuSpec> tpu;
     std::optional<GpuLinks> links;
+    std::optional<NpuSpec> npu;
     // Keyed by the figure's key path in the device entry, e.g. "memory.bandwidth_gbs".
     std::map<std::string, FigureSource> sources;
 
@@ -93,18 +105,28 @@ struct DeviceSpec {
     int replicasPerDevice() const;
     double replicaMemoryBytes() const { return memory_bytes / replicasPerDevice(); }
     double replicaBandwidthBytesPerS() const { return memory_bandwidth_bytes_per_s / replicasPerDevice(); }
-    double replicaVectorFlops() const { return peak_fp32_flops / replicasPerDevice(); }
+    // The rate non-matrix ops are charged: fp32, or int8 on an accelerator that computes nothing else.
+    double replicaVectorFlops() const {
+        return (kind == DeviceKind::Npu ? peak_int8_ops.value_or(0.0) : peak_fp32_flops) / replicasPerDevice();
+    }
     double replicaPricePerHour() const { return price_per_hour / replicasPerDevice(); }
     // MXUs a replica drives (TPUs only): per TensorCore, or the whole chip for v4's megacore.
     int replicaMxus() const;
     // A TPU replica's matrix rate: MXUs x size^2 x 2 x clock, FLOP/s.
     double replicaMxuFlops() const;
     // The matrix-product rate of one replica at `precision`; std::invalid_argument naming the
-    // device when it has no such mode (TF32 on V100 or a TPU) or is an uncalibrated cpu-host.
+    // device when it has no such mode (TF32 on V100 or a TPU, anything but int8 on an Npu) or is an
+    // uncalibrated cpu-host.
     double replicaMatrixFlops(Precision precision) const;
     // "tpu-v3 core", "tpu-v4 chip", "a100-sxm4-40gb": what one replica is, for messages.
     std::string replicaLabel() const;
-    const char* memoryName() const { return kind == DeviceKind::Cpu ? "RAM" : "HBM"; }
+    const char* memoryName() const {
+        return kind == DeviceKind::Cpu ? "RAM" : kind == DeviceKind::Npu ? "on-chip memory" : "HBM";
+    }
+
+    // A bought device priced with another service life or electricity price (an absent one is kept). std::invalid_argument naming the device if it is rented
+    // (it has an hourly price) or a figure is not positive (the price may be 0).
+    DeviceSpec withOwnershipCost(std::optional<double> service_life_years, std::optional<double> usd_per_kwh) const;
 
     // A copy with this host's measured figures (profiler calibration: GFLOP/s of a large fp32
     // matmul, STREAM-triad GB/s; RAM in bytes). std::invalid_argument if this device takes no

@@ -16,6 +16,12 @@ struct InferenceEstimate {
     std::string why_not;         // when !fits: what the device lacks, in words for the user
     double weight_bytes = 0.0;   // the parameters at the precision's width
     double memory_bytes = 0.0;   // weights + activations in flight at the precision's width
+    // An accelerator with on-chip parameter memory (DeviceKind::Npu): the int8 parameters beyond it,
+    // streamed from the host over its link on every invocation (one batch), as the Edge TPU compiler
+    // arranges it, and the time that takes (included in `seconds`); `note` says so in words.
+    double streamed_bytes = 0.0;
+    double stream_seconds = 0.0;
+    std::string note;
     double seconds = 0.0;        // latency of one batch (0 when it does not fit)
     double examples_per_s = 0.0;
     double usd_per_million = 0.0;  // replica price per hour x time per example x 1e6

@@ -95,13 +95,19 @@ TEST(DeviceCatalog, Int8RateIsOptionalButSourcedWhenGiven) {
 TEST(DeviceCatalog, ShipsTheBriefsDevicesEachFigureWithASource) {
     const DeviceCatalog& c = DeviceCatalog::builtin();
     EXPECT_EQ(c.ids(), (std::vector<std::string>{"cpu-host", "v100-sxm2-16gb", "a100-sxm4-40gb", "a100-sxm4-80gb",
-                                                 "h100-sxm5-80gb", "tpu-v2", "tpu-v3", "tpu-v4"}));
+                                                 "h100-sxm5-80gb", "tpu-v2", "tpu-v3", "tpu-v4", "rpi4-4gb",
+                                                 "snapdragon-8-gen-2", "edge-tpu-usb"}));
     for (const DeviceSpec& d : c.devices()) {
         SCOPED_TRACE(d.id);
         std::set<std::string> expected = {
             "compute.peak_fp32_tflops", "compute.peak_tf32_tflops", "compute.peak_bf16_tflops", "compute.peak_int8_tops",
-            "memory.capacity_gib",      "memory.bandwidth_gbs",     "overheads.per_op_us",      "overheads.per_step_us",
-            "price.usd_per_hour"};
+            "memory.capacity_gib",      "memory.bandwidth_gbs",     "overheads.per_op_us",      "overheads.per_step_us"};
+        // A bought device is priced by its purchase, life and power (ownershipcost.h), a rented one by the hour.
+        if (d.ownership)
+            expected.insert({"price.purchase_usd", "price.service_life_years", "price.power_w"});
+        else
+            expected.insert("price.usd_per_hour");
+        if (d.kind == DeviceKind::Npu) expected.insert("npu.host_link_gbs");
         if (d.kind == DeviceKind::Gpu)
             expected.insert({"interconnect.nvlink_gbs", "interconnect.pcie_gbs", "interconnect.latency_us"});
         if (d.kind == DeviceKind::Tpu)
@@ -120,7 +126,7 @@ TEST(DeviceCatalog, ShipsTheBriefsDevicesEachFigureWithASource) {
         EXPECT_GT(d.price_per_hour, 0.0);
         EXPECT_FALSE(d.price_provider.empty());
         EXPECT_FALSE(d.price_date.empty());
-        if (d.kind != DeviceKind::Cpu) {
+        if (d.kind == DeviceKind::Gpu || d.kind == DeviceKind::Tpu) {
             EXPECT_GT(d.peak_fp32_flops, 0.0);
             EXPECT_GT(d.memory_bytes, 0.0);
             EXPECT_GT(d.memory_bandwidth_bytes_per_s, 0.0);
@@ -233,7 +239,7 @@ TEST(DeviceCatalogErrors, MissingAndUnknownKeysAllReported) {
                   "test.json: devices[0].memory: missing key 'capacity_gib' (memory per device, GiB)",
                   "test.json: devices[0].overheads.per_op_s: unknown key; did you mean 'per_op_us'?",
                   "test.json: devices[0].colour: unknown key; known keys here: 'id', 'kind', 'name', 'compute', "
-                  "'memory', 'overheads', 'interconnect', 'tpu', 'ici', 'price', 'sources'"}));
+                  "'memory', 'overheads', 'interconnect', 'tpu', 'ici', 'npu', 'price', 'sources'"}));
 }
 
 TEST(DeviceCatalogErrors, DuplicateIdNamesBothPlaces) {
@@ -292,7 +298,7 @@ TEST(DeviceCatalogErrors, KindSpecificKeysAndValues) {
     k["devices"][0]["kind"] = "gpus";
     EXPECT_EQ(errorsOf(k)[0],
               "test.json: devices[0].kind: unknown value 'gpus' (what the device is); must be one of 'cpu', 'gpu', "
-              "'tpu'; did you mean 'gpu'?");
+              "'tpu', 'npu'; did you mean 'gpu'?");
 }
 
 TEST(DeviceCatalogErrors, TpuPeakThatContradictsItsMxusIsRejected) {

@@ -9,6 +9,7 @@
 
 #include "engine/emulation/devicecatalog.h"
 #include "engine/emulation/inferenceestimate.h"
+#include "tests/engine/denseforward.h"
 
 namespace trainbench::engine {
 namespace {
@@ -17,22 +18,7 @@ const DeviceSpec& device(const std::string& id) { return DeviceCatalog::builtin(
 
 constexpr int64_t kBatch = 256, kIn = 1024, kOut = 512;
 
-// One dense layer's forward pass: [batch x in] x [in x out], fp32 byte counts as OpCost keeps them.
-OpGraph denseForward() {
-    OpGraph g;
-    g.batch = kBatch;
-    OpDesc op;
-    op.cost.kind = "inner_product_forward";
-    op.cost.flops = 2.0 * kBatch * kIn * kOut;
-    op.cost.bytes = 4.0 * (kBatch * kIn + kIn * kOut + kBatch * kOut);
-    op.matrix = {kBatch, kOut, kIn};
-    op.part = StepPart::Forward;
-    g.ops.push_back(op);
-    g.params_bytes = 4.0 * kIn * kOut;
-    g.activation_bytes = 4.0 * kBatch * (kIn + kOut);
-    g.param_count = kIn * kOut;
-    return g;
-}
+OpGraph denseForward() { return testing::denseForward(kBatch, kIn, kOut); }
 
 TEST(InferenceEstimate, Fp32OnA100IsTheRoofline) {
     const InferenceEstimate e = estimateInference(denseForward(), device("a100-sxm4-40gb"), Precision::Fp32);

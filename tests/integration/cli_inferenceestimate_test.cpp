@@ -33,7 +33,7 @@ TEST(CliInferenceEstimate, EveryDevicePrecisionAndBatchOfResNet50) {
                     tmp.path);
     ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
     const auto rows = nlohmann::json::parse(r.out);
-    EXPECT_EQ(rows.size(), 7u * 2 * 2);  // the catalog's devices but cpu-host (calibrated) x precisions x batches
+    EXPECT_EQ(rows.size(), 10u * 2 * 2);  // the catalog's devices but cpu-host (calibrated) x precisions x batches
     for (const auto& e : rows) {
         if (!e["fits"].get<bool>()) continue;
         // Cost per million predictions: the replica's price per hour x seconds per example x 1e6.
@@ -69,4 +69,43 @@ TEST(CliInferenceEstimate, TableSaysWhatItCannotRunAndWhatItLeftOut) {
     EXPECT_NE(bad.err.find("unknown inference precision 'int4'; must be one of 'fp32', 'bf16', 'int8'"),
               std::string::npos)
         << bad.err;
+}
+
+// The edge devices: a bought device is priced by purchase / life + power x electricity (here the
+// user's), the Edge TPU refuses fp32 with the reason and streams ResNet-50's int8 parameters beyond
+// its 8 MiB of on-chip memory from the host, and the table says so.
+TEST(CliInferenceEstimate, EdgeDevicesArePricedByOwnershipAndTheEdgeTpuStreams) {
+    TempDir tmp;
+    auto r = runCli({"estimate", kFile, "--inference", "--batch", "1", "--precision", "fp32,int8", "--json",
+                     "--service-years", "5", "--usd-per-kwh", "0.3"},
+                    tmp.path);
+    ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
+    const auto rows = nlohmann::json::parse(r.out);
+    const auto& pi = row(rows, "rpi4-4gb", "fp32", 1);
+    EXPECT_TRUE(pi["fits"].get<bool>()) << pi;
+    EXPECT_DOUBLE_EQ(pi["price_per_hour"].get<double>(), 55.0 / (5 * 365.25 * 24) + 0.003 * 0.3);
+    EXPECT_DOUBLE_EQ(row(rows, "snapdragon-8-gen-2", "fp32", 1)["price_per_hour"].get<double>(),
+                     799.99 / (5 * 365.25 * 24) + 0.005 * 0.3);
+    EXPECT_EQ(row(rows, "rpi4-4gb", "int8", 1)["why_not"], "rpi4-4gb has no int8 matrix rate");
+    EXPECT_EQ(row(rows, "edge-tpu-usb", "fp32", 1)["why_not"],
+              "edge-tpu-usb runs int8 only: quantize the model (trainbench-cli quantize)");
+    const auto& tpu = row(rows, "edge-tpu-usb", "int8", 1);
+    ASSERT_TRUE(tpu["fits"].get<bool>()) << tpu;
+    const double weights = tpu["weight_bytes"].get<double>();  // ResNet-50's 25.6 M parameters in int8
+    EXPECT_GT(weights, 24e6);
+    EXPECT_DOUBLE_EQ(tpu["streamed_bytes"].get<double>(), weights - 8 * 1048576.0);
+    EXPECT_DOUBLE_EQ(tpu["stream_seconds"].get<double>(), (weights - 8 * 1048576.0) / 0.5e9);
+    EXPECT_GT(tpu["latency_seconds"].get<double>(), tpu["stream_seconds"].get<double>());
+
+    auto table = runCli({"estimate", kFile, "--inference", "--batch", "1", "--precision", "int8"}, tmp.path);
+    ASSERT_EQ(table.exitCode, 0) << table.err << table.out;
+    EXPECT_NE(table.out.find("edge-tpu-usb int8: parameters"), std::string::npos) << table.out;
+    EXPECT_NE(table.out.find("streamed from the host over its link per invocation"), std::string::npos) << table.out;
+    EXPECT_NE(table.out.find("rpi4-4gb: bought, $55.00 over 3 years + 3 W at $0.160/kWh"), std::string::npos)
+        << table.out;
+    EXPECT_NE(table.out.find("streams "), std::string::npos) << table.out;
+
+    auto zero = runCli({"estimate", kFile, "--inference", "--service-years", "0"}, tmp.path);
+    EXPECT_EQ(zero.exitCode, 2) << zero.out;
+    EXPECT_NE(zero.err.find("--service-years"), std::string::npos) << zero.err;
 }
