@@ -16,7 +16,9 @@
 #include "engine/data/idxreader.h"
 #include "engine/graph/graphfrommodel.h"
 #include "engine/graph/graphpasses.h"
+#include "engine/inference/calibration.h"
 #include "engine/inference/compiledgraph.h"
+#include "engine/inference/int8compiledgraph.h"
 #include "engine/model/model.h"
 
 namespace trainbench::bench {
@@ -25,6 +27,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using engine::inference::CompiledGraph;
+using engine::inference::Int8CompiledGraph;
 
 constexpr int64_t kPixels = 28 * 28;
 
@@ -52,7 +55,8 @@ std::vector<float> testImages(const std::string& dir) {
 
 size_t argmax(const float* v, int64_t n) { return static_cast<size_t>(std::max_element(v, v + n) - v); }
 
-Figures measureOurs(CompiledGraph& c, const std::vector<float>& x, const InferenceBenchOptions& o) {
+template <typename Executor>
+Figures measureOurs(Executor& c, const std::vector<float>& x, const InferenceBenchOptions& o) {
     const int64_t n = static_cast<int64_t>(x.size()) / kPixels;
     std::vector<float> logits(256 * 10);
     volatile size_t sink = 0;  // the argmax a caller would take, kept
@@ -156,11 +160,22 @@ int inferenceBench(const InferenceBenchOptions& o) {
                                                                {m.params(), static_cast<size_t>(m.paramCount())}, m.state());
         if (!o.unfolded) g = engine::graph::optimizeForInference(std::move(g));
         CompiledGraph c(g, dev);
-        std::map<std::string, Series> s;
+        // int8: calibrated on the first 4 x 64 test images (a speed figure; the accuracy bar is
+        // tests/app/quantizeaccuracy_test.cpp, calibrated on training images).
+        engine::inference::CalibrationOptions calibration;
+        const engine::inference::QuantizedGraph q =
+            engine::inference::quantizeGraph(g, x.data(), static_cast<int64_t>(x.size()) / kPixels, calibration);
+        Int8CompiledGraph c8(q, dev);
+        std::map<std::string, Series> s, s8;
         double worstOthers = 0, logitDiff = 0;
         std::string peerSetups;
         for (int r = 0; r < o.rounds; ++r) {
             const Figures a = measureOurs(c, x, o);
+            const Figures a8 = measureOurs(c8, x, o);
+            s8["p50"].ours.push_back(a8.p50ms), s8["p50"].peer.push_back(a.p50ms);
+            s8["p99"].ours.push_back(a8.p99ms), s8["p99"].peer.push_back(a.p99ms);
+            s8["b1"].ours.push_back(a8.batch1PerS), s8["b1"].peer.push_back(a.batch1PerS);
+            s8["b256"].ours.push_back(a8.batch256PerS), s8["b256"].peer.push_back(a.batch256PerS);
             Figures b;
             double others = 0;
             if (!measurePeer(w, weights, o, b, others)) {
@@ -188,6 +203,16 @@ int inferenceBench(const InferenceBenchOptions& o) {
                     "(worst peer run)\n",
                     logitDiff, worstOthers);
         std::printf("  PyTorch's best setup (last round): %s\n", peerSetups.c_str());
+        std::printf("  %s int8 (Int8CompiledGraph, oneDNN ISA %s, u8 codes 0-%d) vs fp32, same rounds   int8      "
+                    "                   fp32\n",
+                    w == "w1" ? "W1" : "W2", engine::inference::effectiveIsa().c_str(),
+                    q.calibration.u8_levels);
+        printRow("int8 batch-1 latency p50 ms", s8["p50"], true);
+        printRow("int8 batch-1 latency p99 ms", s8["p99"], true);
+        printRow("int8 batch-1 examples/s", s8["b1"], false);
+        printRow("int8 batch-256 examples/s", s8["b256"], false);
+        std::printf("  weights: fp32 %lld bytes, int8 %lld bytes\n",
+                    static_cast<long long>(engine::inference::fp32WeightBytes(g)), static_cast<long long>(q.weightBytes()));
     }
     fs::remove_all(dir);
     return failures ? 1 : 0;

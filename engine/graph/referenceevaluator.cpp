@@ -87,7 +87,9 @@ Values globalAveragePool(const Values& x, const Dims& in) {
 }
 
 // One example through the graph.
-Values evaluateOne(const Graph& g, const std::map<std::string, Dims>& shapes, Values input) {
+Values evaluateOne(const Graph& g, const std::map<std::string, Dims>& shapes, Values input,
+                   const ValueObserver* observe = nullptr) {
+    if (observe) (*observe)(g.input, input);
     std::map<std::string, Values> values{{g.input, std::move(input)}};
     for (const Node& n : g.nodes) {
         const Values& x = values.at(n.inputs[0]);
@@ -112,27 +114,39 @@ Values evaluateOne(const Graph& g, const std::map<std::string, Dims>& shapes, Va
                 break;
             }
         }
+        if (observe) (*observe)(n.output, y);
         values[n.output] = std::move(y);
     }
     return values.at(g.output);
 }
 
-}  // namespace
-
-std::vector<float> evaluateReference(const Graph& g, const float* x, int64_t n) {
+// Runs every example through the graph, each's logits to `out` when given.
+void evaluateAll(const Graph& g, const float* x, int64_t n, const ValueObserver* observe, std::vector<float>* out) {
     g.validate();
     const std::map<std::string, Dims> shapes = g.valueShapes();
     size_t per = 1;
     for (int64_t d : g.sample_shape) per *= static_cast<size_t>(d);
-    std::vector<float> logits;
-    logits.reserve(static_cast<size_t>(n * g.classes));
     for (int64_t e = 0; e < n; ++e) {
         Values input(per);
         for (size_t i = 0; i < per; ++i)
             input[i] = double(x[static_cast<size_t>(e) * per + i]) * g.metadata.input_scale + g.metadata.input_shift;
-        for (double v : evaluateOne(g, shapes, std::move(input))) logits.push_back(static_cast<float>(v));
+        const Values logits = evaluateOne(g, shapes, std::move(input), observe);
+        if (out)
+            for (double v : logits) out->push_back(static_cast<float>(v));
     }
+}
+
+}  // namespace
+
+std::vector<float> evaluateReference(const Graph& g, const float* x, int64_t n) {
+    std::vector<float> logits;
+    logits.reserve(static_cast<size_t>(n * g.classes));
+    evaluateAll(g, x, n, nullptr, &logits);
     return logits;
+}
+
+void observeReference(const Graph& g, const float* x, int64_t n, const ValueObserver& observe) {
+    evaluateAll(g, x, n, &observe, nullptr);
 }
 
 }  // namespace trainbench::engine::graph

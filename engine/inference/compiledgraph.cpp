@@ -7,6 +7,7 @@
 
 #include "engine/graph/graphpasses.h"
 #include "engine/inference/compiledplan.h"
+#include "engine/inference/teamsize.h"
 
 namespace trainbench::engine::inference {
 
@@ -27,36 +28,6 @@ bool foldInputScale(graph::Graph& g) {
     }
     return false;
 }
-
-// Multiply-adds of one example through the graph's convolutions and Gemms.
-int64_t macsPerExample(const graph::Graph& g, const std::map<std::string, graph::Dims>& shapes) {
-    int64_t macs = 0;
-    for (const graph::Node& node : g.nodes) {
-        if (node.kind != graph::OpKind::Conv && node.kind != graph::OpKind::Gemm) continue;
-        const graph::Dims& w = g.initializers.at(node.inputs[1]).dims;
-        int64_t perOutput = 1, outputs = 1;
-        for (size_t i = 1; i < w.size(); ++i) perOutput *= w[i];
-        for (int64_t d : shapes.at(node.output)) outputs *= d;
-        macs += outputs * perOutput;
-    }
-    return macs;
-}
-
-// Sets the calling thread's OpenMP team size for a scope.
-class TeamSize {
-public:
-    explicit TeamSize(int threads) : before_(omp_get_max_threads()) {
-        if (threads != before_) omp_set_num_threads(threads);
-    }
-    ~TeamSize() {
-        if (omp_get_max_threads() != before_) omp_set_num_threads(before_);
-    }
-    TeamSize(const TeamSize&) = delete;
-    TeamSize& operator=(const TeamSize&) = delete;
-
-private:
-    int before_;
-};
 
 }  // namespace
 
@@ -87,8 +58,7 @@ CompiledPlan& CompiledGraph::plan(int64_t n) {
         plans_.erase(oldest);
     }
     // Primitives split their work for the team they are created under: build with the run's.
-    const int64_t perThread = std::max<int64_t>(1, options_.macs_per_thread);
-    const int threads = static_cast<int>(std::clamp<int64_t>(n * macsPerExample_ / perThread, 1, omp_get_max_threads()));
+    const int threads = teamFor(n, macsPerExample_, options_.macs_per_thread);
     const TeamSize team(threads);
     plans_.push_back(buildPlan(graph_, shapes_, n, options_.chunk, scaleInput_, device_.engine(), *weights_));
     plans_.back()->threads = threads;
