@@ -143,3 +143,29 @@ TEST_F(OnnxImportFile, AMissingFileIsNamed) {
 
 }  // namespace
 }  // namespace trainbench::engine
+
+namespace trainbench::engine {
+namespace {
+
+// A model in trainbench's export conventions written by onnx's own helpers (tests/fuzz/
+// make_onnx_seeds.py): every op the importer takes; its fused ReLU is re-fused, the BN's and Add's
+// ReLU-less outputs stay, the metadata is read.
+TEST(OnnxImport, AModelWrittenByOnnxsHelpersImportsWithItsReluReFused) {
+    const graph::Graph g = onnx::readOnnx(TRAINBENCH_TEST_DATA_DIR "/fuzz/fuzz_onnximport/small_cnn.onnx");
+    ASSERT_EQ(g.nodes.size(), 7u);
+    EXPECT_EQ(g.nodes[0].name, "conv_0");
+    EXPECT_TRUE(g.nodes[0].fused_relu);
+    EXPECT_EQ(g.nodes[0].output, "conv_0");
+    EXPECT_EQ(g.nodes[0].kernel, 3);
+    EXPECT_EQ(g.nodes[0].pad, 1);
+    EXPECT_EQ(g.nodes[3].kind, graph::OpKind::MaxPool);
+    EXPECT_EQ(g.nodes[3].stride, 2);
+    EXPECT_EQ(g.sample_shape, (graph::Dims{1, 6, 6}));
+    EXPECT_EQ(g.classes, 3);
+    EXPECT_EQ(g.metadata.input_scale, 0.003921569f);
+    EXPECT_EQ(g.metadata.class_names, (std::vector<std::string>{"a", "b", "c"}));
+    EXPECT_EQ(g.metadata.source_run, "seed");
+}
+
+}  // namespace
+}  // namespace trainbench::engine
