@@ -20,4 +20,24 @@ inline graph::Graph trainedGraph(const std::string& presetName, CpuDevice& dev) 
     return g;
 }
 
+// input [1, 4, 4] -> Conv (2 filters, 3x3, pad 1, fused ReLU) -> Gemm [3, 32] reading the conv's
+// [2, 4, 4] output directly (the IR flattens it; an export adds a Flatten the import removes).
+inline graph::Graph convThenGemm() {
+    graph::Graph g;
+    g.input = "input";
+    g.sample_shape = {1, 4, 4};
+    g.output = "dense";
+    g.classes = 3;
+    graph::Node conv{"conv", graph::OpKind::Conv, {"input", "conv.weight", "conv.bias"}, "conv"};
+    conv.kernel = 3;
+    conv.pad = 1;
+    conv.fused_relu = true;
+    g.nodes = {conv, graph::Node{"dense", graph::OpKind::Gemm, {"conv", "dense.weight", "dense.bias"}, "dense"}};
+    g.initializers["conv.weight"] = {{2, 1, 3, 3}, testref::randomValues(18, 1)};
+    g.initializers["conv.bias"] = {{2}, testref::randomValues(2, 2)};
+    g.initializers["dense.weight"] = {{3, 32}, testref::randomValues(96, 3)};
+    g.initializers["dense.bias"] = {{3}, testref::randomValues(3, 4)};
+    return g;
+}
+
 }  // namespace trainbench::engine::testonnx

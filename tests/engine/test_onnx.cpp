@@ -79,6 +79,16 @@ TEST_P(OnnxRoundTrip, ImportOfExportIsExactAsTrainedAndFolded) {
 INSTANTIATE_TEST_SUITE_P(Presets, OnnxRoundTrip, ::testing::Values("mlp", "cnn", "resnet_small"),
                          [](const auto& p) { return std::string(p.param); });
 
+// A Gemm on a rank > 2 input: the export's Flatten is removed again on import.
+TEST(OnnxRoundTrip, AGemmOnAConvolutionsOutputComesBackWithoutTheExportsFlatten) {
+    CpuDevice dev(1);
+    const graph::Graph g = testonnx::convThenGemm();
+    const graph::Graph back = onnx::importOnnx(onnx::exportOnnx(g), "memory");
+    expectSameGraph(back, g);
+    const std::vector<float> x = testref::randomValues(2 * 16, 9);
+    EXPECT_EQ(predict(back, dev, x, 2), predict(g, dev, x, 2));
+}
+
 class OnnxFile : public test::TempDirTest {};
 
 TEST_F(OnnxFile, WrittenFileReadsBackAndNamesItselfAsTheSourceWhenItHasNone) {

@@ -1,7 +1,8 @@
 // trainbench's ONNX exports judged by the onnx package itself (tests/data/onnx/check_export.py):
 // onnx.checker (full check), strict shape inference, the opset, metadata and symbolic batch, and an
 // independent numpy evaluation of each file against CompiledGraph's logits on the same examples —
-// W1, W2 and resnet_small, as trained and folded. Skipped, saying why, when python3 has no onnx.
+// W1, W2 and resnet_small, as trained and folded, and a Gemm on a convolution's output. Skipped,
+// saying why, when python3 has no onnx.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -64,6 +65,14 @@ TEST_F(OnnxChecker, ExportsPassOnnxCheckerShapeInferenceAndANumpyEvaluation) {
             writeFloats(stem + ".logits.bin", logits);
         }
     }
+    // A Gemm on a convolution's [C, H, W] output, exported with a Flatten before it.
+    const graph::Graph g = testonnx::convThenGemm();
+    onnx::writeOnnx(g, path("conv-gemm.onnx"), {"test"});
+    inference::CompiledGraph c(g, dev);
+    std::vector<float> x = testref::randomValues(n * 16, 6), logits(static_cast<size_t>(n * g.classes));
+    c.run(x.data(), n, logits.data());
+    writeFloats(path("conv-gemm.input.bin"), x);
+    writeFloats(path("conv-gemm.logits.bin"), logits);
     const auto [status, output] = run(python + " " TRAINBENCH_SOURCE_DIR "/tests/data/onnx/check_export.py " + dir_.string());
     EXPECT_EQ(status, 0) << output;
     std::printf("%s", output.c_str());
