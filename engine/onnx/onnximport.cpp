@@ -62,7 +62,8 @@ void undoExportAdditions(graph::Graph& g) {
         graph::Node& flat = g.nodes[i];
         graph::Node& gemm = g.nodes[i + 1];
         if (flat.kind == graph::OpKind::Flatten && gemm.kind == graph::OpKind::Gemm && flat.name == gemmFlattenNode(gemm.name) &&
-            flat.output == gemmFlatValue(gemm.name) && gemm.inputs[0] == flat.output && graph::useCount(g, flat.output) == 1) {
+            flat.output == gemmFlatValue(gemm.name) && flat.inputs.size() == 1 && !gemm.inputs.empty() &&
+            gemm.inputs[0] == flat.output && graph::useCount(g, flat.output) == 1) {
             gemm.inputs[0] = flat.inputs[0];
             g.nodes.erase(g.nodes.begin() + static_cast<std::ptrdiff_t>(i));
         } else {

@@ -123,6 +123,23 @@ TEST(OnnxImport, TensorsWhoseDataDoesNotFitTheirDimsAreRefusedBeforeAllocating) 
     EXPECT_NE(importError(bytesOf(m)).find("initializer 'fc.weight': dims exceed"), std::string::npos);
 }
 
+// The names an export gives its added Flatten, on a Gemm without inputs: refused, not read past
+// the Gemm's (empty) input list.
+TEST(OnnxImport, AnExportsFlattenNameBeforeAGemmWithoutInputsIsRefused) {
+    ::onnx::ModelProto m = foreignModel();
+    ::onnx::GraphProto* g = m.mutable_graph();
+    g->mutable_node(0)->clear_input();
+    g->mutable_node(0)->set_name("g");
+    ::onnx::NodeProto* flat = g->add_node();
+    flat->set_name("g/gemm_flatten");
+    flat->set_op_type("Flatten");
+    flat->add_input("x");
+    flat->add_output("g/gemm_flat");
+    g->mutable_node()->SwapElements(0, 2);  // Flatten, Relu, Gemm -> the Flatten first ...
+    g->mutable_node()->SwapElements(1, 2);  // ... then the Gemm, then the Relu
+    EXPECT_NE(importError(bytesOf(m)).find("model.onnx: "), std::string::npos);
+}
+
 TEST(OnnxImport, ATruncatedModelNamesTheFileAndThatItDoesNotParse) {
     const std::string bytes = bytesOf(foreignModel());
     const std::string e = importError(bytes.substr(0, bytes.size() / 2));
