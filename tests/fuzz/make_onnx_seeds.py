@@ -65,6 +65,17 @@ def foreign_mlp():
                  opset=11)
 
 
+def conv_gemm():
+    n = helper.make_node
+    nodes = [
+        n("Conv", ["input", "c.weight"], ["c"], "c", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        n("Flatten", ["c"], ["g/gemm_flat"], "g/gemm_flatten", axis=1),
+        n("Gemm", ["g/gemm_flat", "g.weight", "g.bias"], ["g"], "g", transB=1),
+    ]
+    inits = [init("c.weight", 2, 1, 3, 3), init("g.weight", 3, 32), init("g.bias", 3)]
+    return model(nodes, inits, [value("input", "N", 1, 4, 4)], value("g", "N", 3))
+
+
 def refused_op():
     nodes = [helper.make_node("Sigmoid", ["x"], ["y"], "sig")]
     return model(nodes, [], [value("x", "N", 4)], value("y", "N", 4))
@@ -74,7 +85,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     cnn = small_cnn()
     seeds = {"small_cnn.onnx": cnn, "foreign_mlp.onnx": foreign_mlp(), "refused_op.onnx": refused_op(),
-             "truncated.onnx": cnn[: len(cnn) // 2]}
+             "truncated.onnx": cnn[: len(cnn) // 2], "conv_gemm.onnx": conv_gemm()}
     for name, data in seeds.items():
         with open(os.path.join(OUT, name), "wb") as f:
             f.write(data)
