@@ -13,6 +13,7 @@ packages=(
   libcli11-dev           # command line
   libgtest-dev           # tests
   libprotobuf-dev protobuf-compiler  # tf.train.Example payloads of TFRecord files
+  libonnx-dev            # ONNX export/import (engine/onnx): onnx-ml.proto's classes
   libpng-dev libjpeg62-turbo-dev     # image-folder sources (PNG, JPEG)
   libgloo-dev            # multi_worker collectives (Gloo, TCP transport)
   libboost-dev           # Boost.Asio (header-only): the multi_worker rendezvous store
@@ -21,6 +22,7 @@ packages=(
   qt6-base-dev qt6-charts-dev qt6-svg-dev  # the GUI (Widgets, Charts), SVG icons, reports (PDF, SVG)
   libgl-dev libqt6opengl6-dev  # Qt6Gui's CMake package looks for OpenGL; Qt6Charts' needs Qt6OpenGL
   fonts-dejavu-core      # text in windows, screenshots and PDF reports on the offscreen platform
+  python3-onnx           # tests: exported models pass onnx.checker and shape inference (tests/data/onnx/check_export.py)
   python3 python3-yaml   # tests: generated Kubeflow manifests are read back by a real YAML parser (PyYAML)
 )
 if [[ "${1:-}" == "--bench" ]]; then

@@ -1,7 +1,5 @@
 #include "engine/model/layerstack.h"
 
-#include <sstream>
-
 #include "engine/layers/batchnorm.h"
 #include "engine/layers/bottleneck.h"
 #include "engine/layers/conv2d.h"
@@ -14,12 +12,6 @@
 #include "engine/util/errors.h"
 
 namespace trainbench::engine {
-
-std::string dimsText(const Dims& d) {
-    std::ostringstream s;
-    for (size_t i = 0; i < d.size(); ++i) s << (i ? "x" : "") << d[i];
-    return s.str();
-}
 
 namespace {
 std::unique_ptr<Layer> makeLayer(const LayerSpec& s, CpuDevice& dev, const Dims& in, size_t index, int64_t numClasses) {

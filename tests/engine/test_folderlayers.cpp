@@ -35,6 +35,7 @@ const std::vector<std::string> kEngineStack = {
     "checkpoint",  //
     "graph",       // the inference graph IR: from a model or a checkpoint, BN folding, fused ReLU, reference evaluator
     "inference",   // the oneDNN executor of inference graphs
+    "onnx",        // ONNX export and import of inference graphs (libonnx's protobuf classes)
     "telemetry",   // step, evaluation and run records; the clock they are measured on
     "net",         // Asio server/client scaffolding, framing, addresses, deadlines
     "rendezvous",  // the rendezvous store of multi_worker jobs (not the run store)

@@ -1,0 +1,131 @@
+#include "engine/onnx/onnxexport.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <bit>
+
+#include "engine/io/atomicfilewriter.h"
+#include "engine/onnx/onnxerror.h"
+#include "engine/onnx/onnxformat.h"
+#include "engine/onnx/onnxtext.h"
+
+namespace trainbench::engine::onnx {
+
+namespace {
+
+// raw_data is little-endian by the ONNX spec; the bytes are the floats as they are in memory.
+static_assert(std::endian::native == std::endian::little, "ONNX raw_data is little-endian");
+
+void setShape(::onnx::ValueInfoProto* v, const std::string& name, const graph::Dims& perExample) {
+    v->set_name(name);
+    ::onnx::TypeProto_Tensor* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(::onnx::TensorProto::FLOAT);
+    t->mutable_shape()->add_dim()->set_dim_param(kBatchDim);
+    for (int64_t d : perExample) t->mutable_shape()->add_dim()->set_dim_value(d);
+}
+
+void addInts(::onnx::NodeProto* n, const char* name, std::initializer_list<int64_t> values) {
+    ::onnx::AttributeProto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::INTS);
+    for (int64_t v : values) a->add_ints(v);
+}
+
+void addInt(::onnx::NodeProto* n, const char* name, int64_t value) {
+    ::onnx::AttributeProto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::INT);
+    a->set_i(value);
+}
+
+::onnx::NodeProto* addNode(::onnx::GraphProto* g, const std::string& name, const char* op,
+                           const std::vector<std::string>& inputs, const std::string& output) {
+    ::onnx::NodeProto* n = g->add_node();
+    n->set_name(name);
+    n->set_op_type(op);
+    for (const std::string& in : inputs) n->add_input(in);
+    n->add_output(output);
+    return n;
+}
+
+// The node's attributes as ONNX spells them (square kernels and strides, symmetric pads).
+void addAttributes(::onnx::NodeProto* n, const graph::Node& node) {
+    switch (node.kind) {
+        case graph::OpKind::Conv:
+        case graph::OpKind::MaxPool:
+            addInts(n, "kernel_shape", {node.kernel, node.kernel});
+            addInts(n, "strides", {node.stride, node.stride});
+            addInts(n, "pads", {node.pad, node.pad, node.pad, node.pad});
+            break;
+        case graph::OpKind::Gemm: addInt(n, "transB", 1); break;
+        case graph::OpKind::BatchNormalization: {
+            ::onnx::AttributeProto* a = n->add_attribute();
+            a->set_name("epsilon");
+            a->set_type(::onnx::AttributeProto::FLOAT);
+            a->set_f(node.epsilon);
+            break;
+        }
+        case graph::OpKind::Flatten: addInt(n, "axis", 1); break;
+        default: break;
+    }
+}
+
+void addMetadata(::onnx::ModelProto& m, const char* key, const std::string& value) {
+    ::onnx::StringStringEntryProto* e = m.add_metadata_props();
+    e->set_key(key);
+    e->set_value(value);
+}
+
+}  // namespace
+
+std::string exportOnnx(const graph::Graph& graph, const ExportOptions& options) {
+    graph.validate();
+    const std::map<std::string, graph::Dims> shapes = graph.valueShapes();
+    ::onnx::ModelProto m;
+    m.set_ir_version(kIrVersion);
+    ::onnx::OperatorSetIdProto* opset = m.add_opset_import();
+    opset->set_domain("");
+    opset->set_version(kOpsetVersion);
+    m.set_producer_name(graph.metadata.producer);
+    m.set_producer_version(options.producer_version);
+    addMetadata(m, kKeyInputScale, floatText(graph.metadata.input_scale));
+    addMetadata(m, kKeyInputShift, floatText(graph.metadata.input_shift));
+    addMetadata(m, kKeyClassNames, classNamesText(graph.metadata.class_names));
+    if (!graph.metadata.source_run.empty()) addMetadata(m, kKeySourceRun, graph.metadata.source_run);
+
+    ::onnx::GraphProto* g = m.mutable_graph();
+    g->set_name(options.graph_name);
+    setShape(g->add_input(), graph.input, graph.sample_shape);
+    setShape(g->add_output(), graph.output, {graph.classes});
+    for (const auto& [name, init] : graph.initializers) {
+        ::onnx::TensorProto* t = g->add_initializer();
+        t->set_name(name);
+        t->set_data_type(::onnx::TensorProto::FLOAT);
+        for (int64_t d : init.dims) t->add_dims(d);
+        t->set_raw_data(init.values.data(), init.values.size() * sizeof(float));
+    }
+    for (const graph::Node& node : graph.nodes) {
+        std::vector<std::string> inputs = node.inputs;
+        if (node.kind == graph::OpKind::Gemm && shapes.at(inputs[0]).size() > 1) {
+            addInt(addNode(g, gemmFlattenNode(node.name), "Flatten", {inputs[0]}, gemmFlatValue(node.name)), "axis", 1);
+            inputs[0] = gemmFlatValue(node.name);
+        }
+        const std::string out = node.fused_relu ? preReluValue(node.name) : node.output;
+        addAttributes(addNode(g, node.name, graph::opKindName(node.kind), inputs, out), node);
+        if (node.fused_relu) addNode(g, fusedReluNode(node.name), "Relu", {out}, node.output);
+    }
+    std::string bytes;
+    if (!m.SerializeToString(&bytes)) throw OnnxError("the graph's ONNX model could not be serialized (over 2 GiB?)");
+    return bytes;
+}
+
+void writeOnnx(const graph::Graph& graph, const std::string& path, const ExportOptions& options) {
+    const std::string bytes = exportOnnx(graph, options);
+    try {
+        writeFileAtomically(path, bytes);
+    } catch (const std::exception& e) {
+        throw OnnxError("cannot write the ONNX model to " + path + ": " + e.what());
+    }
+}
+
+}  // namespace trainbench::engine::onnx

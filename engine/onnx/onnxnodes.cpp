@@ -1,0 +1,155 @@
+#include "engine/onnx/onnxnodes.h"
+
+#include <cstring>
+
+#include "engine/onnx/onnxerror.h"
+#include "engine/onnx/onnxformat.h"
+
+namespace trainbench::engine::onnx {
+
+namespace {
+
+std::string nodeWhere(const ::onnx::NodeProto& n, const std::string& origin) {
+    return origin + ": node '" + n.name() + "' (" + n.op_type() + ")";
+}
+
+const ::onnx::AttributeProto* findAttribute(const ::onnx::NodeProto& n, const char* name) {
+    for (const ::onnx::AttributeProto& a : n.attribute())
+        if (a.name() == name) return &a;
+    return nullptr;
+}
+
+int64_t intAttribute(const ::onnx::NodeProto& n, const char* name, int64_t fallback, const std::string& where) {
+    const ::onnx::AttributeProto* a = findAttribute(n, name);
+    if (!a) return fallback;
+    if (a->type() != ::onnx::AttributeProto::INT) throw OnnxError(where + ": attribute '" + name + "' is not an int");
+    return a->i();
+}
+
+// An ints attribute whose values are all the same (square kernels, equal strides, symmetric pads),
+// of `count` values; `fallback` when absent.
+int64_t uniformInts(const ::onnx::NodeProto& n, const char* name, int count, int64_t fallback, const std::string& where) {
+    const ::onnx::AttributeProto* a = findAttribute(n, name);
+    if (!a) return fallback;
+    if (a->type() != ::onnx::AttributeProto::INTS || a->ints_size() != count)
+        throw OnnxError(where + ": attribute '" + name + "' is not " + std::to_string(count) + " ints");
+    for (int64_t v : a->ints())
+        if (v != a->ints(0))
+            throw OnnxError(where + ": attribute '" + name + "' has unequal values; only square kernels, equal strides "
+                            "and symmetric pads are supported");
+    return a->ints(0);
+}
+
+void requireNone(const ::onnx::NodeProto& n, std::initializer_list<const char*> allowed, const std::string& where) {
+    for (const ::onnx::AttributeProto& a : n.attribute()) {
+        bool ok = false;
+        for (const char* name : allowed) ok = ok || a.name() == name;
+        if (!ok) throw OnnxError(where + ": attribute '" + a.name() + "' is not supported");
+    }
+}
+
+void requireInt(const ::onnx::NodeProto& n, const char* name, int64_t want, const std::string& where) {
+    const int64_t got = intAttribute(n, name, want, where);
+    if (got != want)
+        throw OnnxError(where + ": attribute '" + name + "' = " + std::to_string(got) + " is not supported (only " +
+                        std::to_string(want) + ")");
+}
+
+void windowAttributes(const ::onnx::NodeProto& n, graph::Node& node, const std::string& where) {
+    const ::onnx::AttributeProto* autoPad = findAttribute(n, "auto_pad");
+    if (autoPad && autoPad->s() != "NOTSET") throw OnnxError(where + ": auto_pad '" + autoPad->s() + "' is not supported (only NOTSET)");
+    node.kernel = uniformInts(n, "kernel_shape", 2, 0, where);
+    node.stride = uniformInts(n, "strides", 2, 1, where);
+    node.pad = uniformInts(n, "pads", 4, 0, where);
+    if (uniformInts(n, "dilations", 2, 1, where) != 1) throw OnnxError(where + ": dilations other than 1 are not supported");
+    if (node.kernel <= 0 && node.kind == graph::OpKind::MaxPool) throw OnnxError(where + ": no kernel_shape");
+}
+
+}  // namespace
+
+std::string supportedOpList() {
+    return "Add, BatchNormalization, Conv, Flatten (axis 1), Gemm (transB 1), GlobalAveragePool, MaxPool, Relu";
+}
+
+graph::Initializer importInitializer(const ::onnx::TensorProto& t, const std::string& origin) {
+    const std::string where = origin + ": initializer '" + t.name() + "'";
+    if (t.data_type() != ::onnx::TensorProto::FLOAT)
+        throw OnnxError(where + ": data type " + std::to_string(t.data_type()) + " is not supported (only FLOAT, 1)");
+    if (t.data_location() == ::onnx::TensorProto::EXTERNAL) throw OnnxError(where + ": external data is not supported");
+    graph::Initializer init;
+    int64_t count = 1;
+    for (int64_t d : t.dims()) {
+        if (d < 0 || (d > 0 && count > kMaxInitializerElements / d))
+            throw OnnxError(where + ": dims exceed " + std::to_string(kMaxInitializerElements) + " elements");
+        count *= d;
+        init.dims.push_back(d);
+    }
+    const auto n = static_cast<size_t>(count);
+    if (t.has_raw_data()) {
+        if (t.raw_data().size() != n * sizeof(float))
+            throw OnnxError(where + ": " + std::to_string(count) + " elements need " + std::to_string(n * sizeof(float)) +
+                            " bytes, raw_data has " + std::to_string(t.raw_data().size()));
+        init.values.resize(n);
+        std::memcpy(init.values.data(), t.raw_data().data(), n * sizeof(float));
+    } else {
+        if (static_cast<size_t>(t.float_data_size()) != n)
+            throw OnnxError(where + ": " + std::to_string(count) + " elements, float_data has " +
+                            std::to_string(t.float_data_size()));
+        init.values.assign(t.float_data().begin(), t.float_data().end());
+    }
+    return init;
+}
+
+graph::Node importNode(const ::onnx::NodeProto& n, int64_t opset, const std::string& origin) {
+    const std::string where = nodeWhere(n, origin);
+    const std::optional<graph::OpKind> kind = n.domain().empty() || n.domain() == "ai.onnx"
+                                                  ? graph::parseOpKind(n.op_type())
+                                                  : std::nullopt;
+    if (!kind)
+        throw OnnxError(where + ": op type '" + n.op_type() + "'" + (n.domain().empty() ? "" : " of domain '" + n.domain() + "'") +
+                        " at opset " + std::to_string(opset) + " is not supported; supported: " + supportedOpList());
+    if (n.output_size() != 1) throw OnnxError(where + ": " + std::to_string(n.output_size()) + " outputs (only 1 is supported)");
+    graph::Node node;
+    node.name = n.name();
+    node.kind = *kind;
+    node.inputs.assign(n.input().begin(), n.input().end());
+    node.output = n.output(0);
+    switch (node.kind) {
+        case graph::OpKind::Conv:
+            requireNone(n, {"kernel_shape", "strides", "pads", "dilations", "group", "auto_pad"}, where);
+            requireInt(n, "group", 1, where);
+            windowAttributes(n, node, where);
+            break;
+        case graph::OpKind::MaxPool:
+            requireNone(n, {"kernel_shape", "strides", "pads", "dilations", "ceil_mode", "storage_order", "auto_pad"}, where);
+            requireInt(n, "ceil_mode", 0, where);
+            requireInt(n, "storage_order", 0, where);
+            windowAttributes(n, node, where);
+            break;
+        case graph::OpKind::Gemm: {
+            requireNone(n, {"transA", "transB", "alpha", "beta"}, where);
+            requireInt(n, "transA", 0, where);
+            requireInt(n, "transB", 1, where);
+            for (const char* scale : {"alpha", "beta"}) {
+                const ::onnx::AttributeProto* a = findAttribute(n, scale);
+                if (a && a->f() != 1.0f) throw OnnxError(where + ": attribute '" + scale + "' other than 1 is not supported");
+            }
+            break;
+        }
+        case graph::OpKind::BatchNormalization: {
+            requireNone(n, {"epsilon", "momentum", "training_mode", "spatial"}, where);
+            requireInt(n, "training_mode", 0, where);
+            requireInt(n, "spatial", 1, where);
+            if (const ::onnx::AttributeProto* e = findAttribute(n, "epsilon")) node.epsilon = e->f();
+            break;
+        }
+        case graph::OpKind::Flatten:
+            requireNone(n, {"axis"}, where);
+            requireInt(n, "axis", 1, where);
+            break;
+        default: requireNone(n, {}, where); break;
+    }
+    return node;
+}
+
+}  // namespace trainbench::engine::onnx

@@ -1,0 +1,24 @@
+#pragma once
+// The parts of an ONNX model the importer translates one at a time: an initializer (TensorProto)
+// and a node (NodeProto). Internal to engine/onnx; the messages name the file, and the tensor or
+// node, and what of it is not supported.
+#include <onnx/onnx_pb.h>
+
+#include <string>
+
+#include "engine/graph/graph.h"
+
+namespace trainbench::engine::onnx {
+
+// A float32 initializer from raw_data or float_data; its element count is checked against
+// kMaxInitializerElements and the bytes present before anything is allocated.
+graph::Initializer importInitializer(const ::onnx::TensorProto& t, const std::string& origin);
+
+// A node of the Graph IR's op types with the attributes the IR can hold; `opset` is the model's
+// default-domain opset (named in the errors).
+graph::Node importNode(const ::onnx::NodeProto& n, int64_t opset, const std::string& origin);
+
+// The op types importNode() accepts, for error messages ("Add, BatchNormalization, ...").
+std::string supportedOpList();
+
+}  // namespace trainbench::engine::onnx

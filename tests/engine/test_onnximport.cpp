@@ -1,0 +1,188 @@
+// The ONNX importer on files trainbench did not write: a graph of the IR's ops from another
+// exporter (initializers among the inputs, float_data, a numeric batch dimension, Relu nodes of its
+// own) imports and keeps its Relus apart; anything the IR cannot hold is refused naming the node,
+// op type and opset and the supported list; damaged files and tensors name the file and what failed,
+// before anything is allocated for them. Built with libonnx's protobuf classes (tests/CMakeLists.txt).
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include "engine/graph/referenceevaluator.h"
+#include "engine/onnx/onnxerror.h"
+#include "engine/onnx/onnxexport.h"
+#include "engine/onnx/onnximport.h"
+#include "tests/engine/tempdirtest.h"
+
+namespace trainbench::engine {
+namespace {
+
+// x [N, 4] -> Gemm (W [3, 4], B [3], transB) -> Relu -> y [N, 3], written as PyTorch's exporter
+// writes it: initializers also listed as inputs, float_data, batch dimension 1.
+::onnx::ModelProto foreignModel() {
+    ::onnx::ModelProto m;
+    m.set_ir_version(7);
+    m.add_opset_import()->set_version(11);
+    ::onnx::GraphProto* g = m.mutable_graph();
+    auto value = [](::onnx::ValueInfoProto* v, const char* name, std::initializer_list<int64_t> dims) {
+        v->set_name(name);
+        v->mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::FLOAT);
+        for (int64_t d : dims) v->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
+    };
+    value(g->add_input(), "x", {1, 4});
+    value(g->add_input(), "fc.weight", {3, 4});
+    value(g->add_input(), "fc.bias", {3});
+    value(g->add_output(), "y", {1, 3});
+    auto tensor = [&](const char* name, std::initializer_list<int64_t> dims, int count, float start) {
+        ::onnx::TensorProto* t = g->add_initializer();
+        t->set_name(name);
+        t->set_data_type(::onnx::TensorProto::FLOAT);
+        for (int64_t d : dims) t->add_dims(d);
+        for (int i = 0; i < count; ++i) t->add_float_data(start + 0.25f * static_cast<float>(i));
+    };
+    tensor("fc.weight", {3, 4}, 12, -1.5f);
+    tensor("fc.bias", {3}, 3, 0.5f);
+    ::onnx::NodeProto* gemm = g->add_node();
+    gemm->set_name("Gemm_0");
+    gemm->set_op_type("Gemm");
+    gemm->add_input("x");
+    gemm->add_input("fc.weight");
+    gemm->add_input("fc.bias");
+    gemm->add_output("h");
+    ::onnx::AttributeProto* a = gemm->add_attribute();
+    a->set_name("transB");
+    a->set_type(::onnx::AttributeProto::INT);
+    a->set_i(1);
+    ::onnx::NodeProto* relu = g->add_node();
+    relu->set_name("Relu_1");
+    relu->set_op_type("Relu");
+    relu->add_input("h");
+    relu->add_output("y");
+    return m;
+}
+
+std::string bytesOf(const ::onnx::ModelProto& m) { return m.SerializeAsString(); }
+
+std::string importError(const std::string& bytes) {
+    try {
+        onnx::importOnnx(bytes, "model.onnx");
+    } catch (const onnx::OnnxError& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "expected an OnnxError";
+    return {};
+}
+
+TEST(OnnxImport, AGraphOfTheIrsOpsFromAnotherExporterImportsWithItsReluApart) {
+    const graph::Graph g = onnx::importOnnx(bytesOf(foreignModel()), "model.onnx");
+    EXPECT_EQ(g.input, "x");
+    EXPECT_EQ(g.sample_shape, graph::Dims{4});
+    EXPECT_EQ(g.classes, 3);
+    ASSERT_EQ(g.nodes.size(), 2u);
+    EXPECT_FALSE(g.nodes[0].fused_relu);
+    EXPECT_EQ(g.nodes[1].kind, graph::OpKind::Relu);
+    EXPECT_EQ(g.metadata.input_scale, 1.0f);
+    // relu(W x + b) for x = (1, 2, 3, 4): row r of W is -1.5 + 0.25 (4r + k).
+    const std::vector<float> x{1, 2, 3, 4};
+    const std::vector<float> y = graph::evaluateReference(g, x.data(), 1);
+    for (int r = 0; r < 3; ++r) {
+        float want = 0.5f + 0.25f * static_cast<float>(r);
+        for (int k = 0; k < 4; ++k) want += (-1.5f + 0.25f * static_cast<float>(4 * r + k)) * x[static_cast<size_t>(k)];
+        EXPECT_FLOAT_EQ(y[static_cast<size_t>(r)], std::max(want, 0.0f)) << r;
+    }
+}
+
+TEST(OnnxImport, AnOpOutsideTheIrIsRefusedNamingNodeOpOpsetAndTheSupportedList) {
+    ::onnx::ModelProto m = foreignModel();
+    m.mutable_graph()->mutable_node(1)->set_op_type("Sigmoid");
+    const std::string e = importError(bytesOf(m));
+    EXPECT_NE(e.find("model.onnx"), std::string::npos) << e;
+    EXPECT_NE(e.find("node 'Relu_1' (Sigmoid)"), std::string::npos) << e;
+    EXPECT_NE(e.find("opset 11"), std::string::npos) << e;
+    EXPECT_NE(e.find("supported: Add, BatchNormalization, Conv"), std::string::npos) << e;
+}
+
+TEST(OnnxImport, AttributesTheIrCannotHoldAreRefusedNamingTheNode) {
+    ::onnx::ModelProto m = foreignModel();
+    m.mutable_graph()->mutable_node(0)->mutable_attribute(0)->set_i(0);  // transB = 0
+    EXPECT_NE(importError(bytesOf(m)).find("node 'Gemm_0' (Gemm): attribute 'transB' = 0"), std::string::npos);
+    m = foreignModel();
+    m.mutable_opset_import(0)->set_version(21);
+    EXPECT_NE(importError(bytesOf(m)).find("opset 21 is not supported"), std::string::npos);
+}
+
+TEST(OnnxImport, TensorsWhoseDataDoesNotFitTheirDimsAreRefusedBeforeAllocating) {
+    ::onnx::ModelProto m = foreignModel();
+    ::onnx::TensorProto* w = m.mutable_graph()->mutable_initializer(0);
+    w->clear_float_data();
+    w->set_raw_data(std::string(40, '\0'));
+    EXPECT_NE(importError(bytesOf(m)).find("initializer 'fc.weight': 12 elements need 48 bytes, raw_data has 40"),
+              std::string::npos);
+    // 2^62 elements claimed by a few bytes: refused by the element cap, not by a failed allocation.
+    w->clear_dims();
+    w->add_dims(int64_t{1} << 31);
+    w->add_dims(int64_t{1} << 31);
+    EXPECT_NE(importError(bytesOf(m)).find("initializer 'fc.weight': dims exceed"), std::string::npos);
+}
+
+// The names an export gives its added Flatten, on a Gemm without inputs: refused, not read past
+// the Gemm's (empty) input list.
+TEST(OnnxImport, AnExportsFlattenNameBeforeAGemmWithoutInputsIsRefused) {
+    ::onnx::ModelProto m = foreignModel();
+    ::onnx::GraphProto* g = m.mutable_graph();
+    g->mutable_node(0)->clear_input();
+    g->mutable_node(0)->set_name("g");
+    ::onnx::NodeProto* flat = g->add_node();
+    flat->set_name("g/gemm_flatten");
+    flat->set_op_type("Flatten");
+    flat->add_input("x");
+    flat->add_output("g/gemm_flat");
+    g->mutable_node()->SwapElements(0, 2);  // Flatten, Relu, Gemm -> the Flatten first ...
+    g->mutable_node()->SwapElements(1, 2);  // ... then the Gemm, then the Relu
+    EXPECT_NE(importError(bytesOf(m)).find("model.onnx: "), std::string::npos);
+}
+
+TEST(OnnxImport, ATruncatedModelNamesTheFileAndThatItDoesNotParse) {
+    const std::string bytes = bytesOf(foreignModel());
+    const std::string e = importError(bytes.substr(0, bytes.size() / 2));
+    EXPECT_NE(e.find("model.onnx: not an ONNX model"), std::string::npos) << e;
+    EXPECT_NE(e.find("truncated or corrupt"), std::string::npos) << e;
+}
+
+class OnnxImportFile : public test::TempDirTest {};
+
+TEST_F(OnnxImportFile, AMissingFileIsNamed) {
+    try {
+        onnx::readOnnx(path("absent.onnx"));
+        ADD_FAILURE() << "expected an OnnxError";
+    } catch (const onnx::OnnxError& e) {
+        EXPECT_NE(std::string(e.what()).find(path("absent.onnx")), std::string::npos) << e.what();
+    }
+}
+
+}  // namespace
+}  // namespace trainbench::engine
+
+namespace trainbench::engine {
+namespace {
+
+// A model in trainbench's export conventions written by onnx's own helpers (tests/fuzz/
+// make_onnx_seeds.py): every op the importer takes; its fused ReLU is re-fused, the BN's and Add's
+// ReLU-less outputs stay, the metadata is read.
+TEST(OnnxImport, AModelWrittenByOnnxsHelpersImportsWithItsReluReFused) {
+    const graph::Graph g = onnx::readOnnx(TRAINBENCH_TEST_DATA_DIR "/fuzz/fuzz_onnximport/small_cnn.onnx");
+    ASSERT_EQ(g.nodes.size(), 7u);
+    EXPECT_EQ(g.nodes[0].name, "conv_0");
+    EXPECT_TRUE(g.nodes[0].fused_relu);
+    EXPECT_EQ(g.nodes[0].output, "conv_0");
+    EXPECT_EQ(g.nodes[0].kernel, 3);
+    EXPECT_EQ(g.nodes[0].pad, 1);
+    EXPECT_EQ(g.nodes[3].kind, graph::OpKind::MaxPool);
+    EXPECT_EQ(g.nodes[3].stride, 2);
+    EXPECT_EQ(g.sample_shape, (graph::Dims{1, 6, 6}));
+    EXPECT_EQ(g.classes, 3);
+    EXPECT_EQ(g.metadata.input_scale, 0.003921569f);
+    EXPECT_EQ(g.metadata.class_names, (std::vector<std::string>{"a", "b", "c"}));
+    EXPECT_EQ(g.metadata.source_run, "seed");
+}
+
+}  // namespace
+}  // namespace trainbench::engine
