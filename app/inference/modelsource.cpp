@@ -57,7 +57,8 @@ ModelSource openModel(const std::string& model, const std::string& db) {
     source.metadata = metadataFor(x);
     source.metadata.source_run = runName + " (" + stored.row.name + ") of " + db;
     ModelSource m{engine::graph::loadServableGraph(stored.checkpoint, source), std::move(x), std::move(data),
-                  stored.row.id, source.metadata.source_run + ", checkpoint " + stored.checkpoint};
+                  stored.row.id, source.metadata.source_run + ", checkpoint " + stored.checkpoint,
+                  stored.row.name};
     return m;
 }
 

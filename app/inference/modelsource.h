@@ -20,6 +20,7 @@ struct ModelSource {
     engine::TrainingData data;              // its data, opened (shape, classes, training and test sets)
     profiler::RunId run{0};
     std::string description;                // "run 12 (fmnist-mlp) of runs.db, checkpoint /x/run-12.ckpt"
+    std::string name;                       // the run's name ("fmnist-mlp"): what `serve` serves it as
 };
 
 // MODEL given as a run id or name of the store at `db`. std::invalid_argument naming MODEL and the

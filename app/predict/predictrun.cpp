@@ -150,6 +150,7 @@ profiler::RunSpec specFor(const PredictRequest& r, const Prepared& p, const Devi
     spec.device_count = 1;  // the host: its replicas share it
     spec.price_per_device_hour = d.price_per_device_hour;
     spec.param_count = p.graph.parameterCount();
+    spec.kind = "predict";
     return spec;
 }
 

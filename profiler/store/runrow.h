@@ -61,6 +61,7 @@ struct RunRow {
     std::optional<double> data_fraction;
     std::optional<int64_t> param_count;
     std::optional<int64_t> warm_start_run;
+    std::string kind = "train";             // "train", "predict" or "serve" (schema 9)
 
     // What the run costs per second of its clock, when a price is known: devices and host together.
     std::optional<double> costPerSecond() const {

@@ -30,6 +30,7 @@ struct RunSpec {
     std::optional<double> data_fraction;
     std::optional<int64_t> param_count;
     std::optional<int64_t> warm_start_run;   // the run whose checkpoint this one started from
+    std::string kind = "train";              // "train", "predict" or "serve" (a load test; schema 9)
 };
 
 }  // namespace trainbench::profiler

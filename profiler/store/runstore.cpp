@@ -26,7 +26,7 @@ constexpr std::string_view kRunColumns =
     "epochs, final_loss, final_accuracy, best_accuracy, time_to_target, step_at_target, "
     "target_accuracy, train_seconds, eval_seconds, throughput, stop_reason, input_seconds, skipped_records, "
     "replicas, comm_seconds, wait_seconds, verdict, clock, host_seconds, device_type, device_count, "
-    "price_per_device_hour, host_price_per_hour, cost, train_examples, data_fraction, param_count, warm_start_run";
+    "price_per_device_hour, host_price_per_hour, cost, train_examples, data_fraction, param_count, warm_start_run, kind";
 
 RunRow readRunRow(const Statement& q, const std::string& path, const RunStoreFolder& folder) {
     RunRow row;
@@ -84,6 +84,7 @@ RunRow readRunRow(const Statement& q, const std::string& path, const RunStoreFol
     row.data_fraction = q.optionalDouble(44);
     row.param_count = q.optionalInt(45);
     row.warm_start_run = q.optionalInt(46);
+    row.kind = q.columnText(47);
     return row;
 }
 

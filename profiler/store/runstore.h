@@ -11,6 +11,7 @@
 #include "engine/instrument/opstats.h"
 #include "engine/telemetry/runrecords.h"
 #include "profiler/store/evalsample.h"
+#include "profiler/store/loadtestpoint.h"
 #include "profiler/store/processidentity.h"
 #include "profiler/store/runid.h"
 #include "profiler/store/runrow.h"
@@ -97,6 +98,8 @@ public:
     std::vector<ReplicaStepRow> replicaSteps(RunId id);
     // parameter_server runs: every update, by step and server.
     std::vector<PsUpdateRow> psUpdates(RunId id);
+    // A load test's points (kind "serve") in the order measured, each with its seconds.
+    std::vector<LoadTestPoint> loadTestPoints(RunId id);
     // run_attributes, sorted by key.
     std::vector<std::pair<std::string, std::string>> attributes(RunId id);
 

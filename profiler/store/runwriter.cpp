@@ -164,9 +164,9 @@ void RunWriter::insertRun(const RunSpec& spec) {
         "INSERT INTO runs (name, status, experiment_file, config_json, strategy, devices, "
         "global_batch, threads, dataset, model, host, pid, proc_start, boot_id, started_at, "
         "target_accuracy, replicas, clock, device_type, device_count, price_per_device_hour, host_price_per_hour, "
-        "train_examples, data_fraction, param_count, warm_start_run) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, "
+        "train_examples, data_fraction, param_count, warm_start_run, kind) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, "
         "?7, ?8, ?9, ?10, ?11, ?12, ?13, " + std::string(kSqlNow) + ", ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, "
-        "?23, ?24)");
+        "?23, ?24, ?25)");
     insert.bindText(1, std::string_view(spec.name))
         .bindText(2, experimentFile)
         .bindText(3, std::string_view(config))
@@ -190,7 +190,8 @@ void RunWriter::insertRun(const RunSpec& spec) {
         .bindInt(21, spec.train_examples)
         .bindDouble(22, spec.data_fraction)
         .bindInt(23, spec.param_count)
-        .bindInt(24, spec.warm_start_run);
+        .bindInt(24, spec.warm_start_run)
+        .bindText(25, std::string_view(spec.kind));
     insert.run();
     runId_ = RunId{db_->lastInsertRowId()};
     if (spec.name.empty()) {
@@ -245,6 +246,14 @@ void RunWriter::opStats(int rank, const std::vector<engine::prof::OpRow>& rows) 
     throwIfFailed();
     if (final_) throw std::logic_error("RunWriter::opStats() after finish()");
     queue_.opStats.emplace_back(rank, rows);
+    ++enqueued_;
+}
+
+void RunWriter::loadTestPoint(const LoadTestPoint& point) {
+    std::unique_lock lock(mutex_);
+    throwIfFailed();
+    if (final_) throw std::logic_error("RunWriter::loadTestPoint() after finish()");
+    queue_.loadTestPoints.push_back(point);
     ++enqueued_;
 }
 
@@ -312,7 +321,7 @@ void RunWriter::threadMain() {
         lock.unlock();
 
         const bool hasWork = !batch.steps.empty() || !batch.evals.empty() || !batch.attributes.empty() ||
-                             !batch.opStats.empty() || final;
+                             !batch.opStats.empty() || !batch.loadTestPoints.empty() || final;
         std::optional<StoreError> failure;
         bool retry = false;
         if (hasWork) {
@@ -334,6 +343,8 @@ void RunWriter::threadMain() {
             batch.evals.insert(batch.evals.end(), queue_.evals.begin(), queue_.evals.end());
             batch.attributes.insert(batch.attributes.end(), queue_.attributes.begin(), queue_.attributes.end());
             batch.opStats.insert(batch.opStats.end(), queue_.opStats.begin(), queue_.opStats.end());
+            batch.loadTestPoints.insert(batch.loadTestPoints.end(), queue_.loadTestPoints.begin(),
+                                        queue_.loadTestPoints.end());
             std::swap(batch, queue_);
             continue;
         }
@@ -453,6 +464,7 @@ void RunWriter::write(const Batch& batch, const Final* final) {
                 insertOp.run();
             }
         }
+        writeLoadTestPoints(batch.loadTestPoints);
         Statement& insertEval = db_->cached(
             "INSERT INTO evals (run_id, step, epoch, split, loss, accuracy, samples, "
             "eval_seconds, wall_seconds) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");

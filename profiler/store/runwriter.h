@@ -19,6 +19,7 @@
 
 #include "engine/instrument/opstats.h"
 #include "engine/telemetry/runrecords.h"
+#include "profiler/store/loadtestpoint.h"
 #include "profiler/store/runid.h"
 #include "profiler/store/runspec.h"
 #include "profiler/store/runstorefolder.h"
@@ -72,6 +73,8 @@ public:
     // Queue the per-op statistics of one process (rank) of the run so far; they replace what that
     // rank stored before (the totals grow during the run).
     void opStats(int rank, const std::vector<engine::prof::OpRow>& rows);
+    // Queue one measured point of a load test with its seconds (a run of kind "serve").
+    void loadTestPoint(const LoadTestPoint& point);
 
     // Blocks until everything queued so far is committed. Throws StoreError on a failed write.
     void flush();
@@ -97,6 +100,7 @@ private:
         std::vector<engine::EvalRecord> evals;
         std::vector<std::pair<std::string, std::string>> attributes;
         std::vector<std::pair<int, std::vector<engine::prof::OpRow>>> opStats;
+        std::vector<LoadTestPoint> loadTestPoints;
     };
 
     void open();
@@ -104,6 +108,7 @@ private:
     void reopenRun(const ResumeRun& resume);
     void threadMain();
     void write(const Batch& batch, const Final* final);
+    void writeLoadTestPoints(const std::vector<LoadTestPoint>& points);  // inside write()'s transaction
     void stop(Final final);
     void markFailedQuietly(const std::string& message) noexcept;
     void throwIfFailed() const;  // with mutex_ held

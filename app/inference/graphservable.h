@@ -1,0 +1,26 @@
+#pragma once
+// A trained model as the inference server's servable (engine/serving/servable.h): every model
+// instance is a CompiledGraph of its own (oneDNN fp32, engine/inference/compiledgraph.h) on a
+// CpuDevice with the instance's thread budget. Lives in app/ because engine/serving must not know
+// graphs and engine/inference must not know the server.
+#include <string>
+
+#include "engine/graph/graph.h"
+#include "engine/serving/servable.h"
+
+namespace trainbench::app {
+
+struct GraphServableOptions {
+    std::string name;              // /v1/models/NAME; must not be empty
+    int threads_per_instance = 1;  // OpenMP budget of each instance's batch thread; 0: every core
+    int64_t max_batch = 1000;      // the server's max_batch_size (padded sizes included)
+};
+
+// `graph` as trained or already optimized: it is optimized for inference (batch norm folded, ReLUs
+// fused) once here, and each instance compiles its own copy. Clients send examples of the graph's
+// sample shape ({1, 28, 28} for Fashion-MNIST) as the data stores them (pixels 0-255): the graph's
+// input scaling is applied by the compiled graph. Answers are the logits, one per class.
+// std::invalid_argument for an empty name or a thread budget below 0.
+engine::serving::Servable graphServable(const engine::graph::Graph& graph, const GraphServableOptions& options);
+
+}  // namespace trainbench::app
