@@ -111,6 +111,30 @@ inline constexpr char kPredictOutputBytes[] = "predict.output_bytes";
 inline constexpr char kPredictBatchSize[] = "predict.batch_size";
 inline constexpr char kPredictReplicas[] = "predict.replicas";
 
+// A load test (trainbench-cli loadtest), a run of kind "serve": what it measured and how. Its
+// settings as JSON are the run's config_json; its points are loadtest_points / loadtest_seconds.
+inline constexpr char kLoadtestTarget[] = "loadtest.target";              // the URL measured
+inline constexpr char kLoadtestScenario[] = "loadtest.scenario";          // single-stream, server, offline, concurrency
+inline constexpr char kLoadtestInstancesPerQuery[] = "loadtest.instances_per_query";
+inline constexpr char kLoadtestClientThreads[] = "loadtest.client_threads";
+inline constexpr char kLoadtestExamples[] = "loadtest.examples";          // where the queries' examples came from
+inline constexpr char kLoadtestLatencyBoundMs[] = "loadtest.latency_bound_ms";  // server scenario and the search
+inline constexpr char kLoadtestBestQps[] = "loadtest.best_qps";           // --find-max-qps: the highest QPS that met it
+inline constexpr char kLoadtestClientBound[] = "loadtest.client_bound";   // "1" when a point found the client the bottleneck
+// The server a load test started itself (MODEL given rather than a URL): its model and settings,
+// under TF Serving's parameter names.
+inline constexpr char kServeModel[] = "serve.model";                      // what was served ("run 12 (fmnist-mlp) of runs.db", a file)
+inline constexpr char kServeSourceRun[] = "serve.source_run";             // its run id, when it is a run of this store
+inline constexpr char kServePrecision[] = "serve.precision";              // fp32, int8
+inline constexpr char kServeEnableBatching[] = "serve.enable_batching";
+inline constexpr char kServeMaxBatchSize[] = "serve.max_batch_size";
+inline constexpr char kServeBatchTimeoutMicros[] = "serve.batch_timeout_micros";
+inline constexpr char kServeNumBatchThreads[] = "serve.num_batch_threads";
+inline constexpr char kServeMaxEnqueuedBatches[] = "serve.max_enqueued_batches";
+inline constexpr char kServeAllowedBatchSizes[] = "serve.allowed_batch_sizes";  // "" when unset
+inline constexpr char kServeInstances[] = "serve.instances";
+inline constexpr char kServeThreadsPerInstance[] = "serve.threads_per_instance";
+
 // Groups of keys, by their prefix, for readers that show or skip a whole group.
 inline constexpr char kInputGroup[] = "input.";
 inline constexpr char kStorageGroup[] = "storage.";
@@ -139,6 +163,9 @@ enum class When {
     ProfiledEmulated,     // profiled on an emulated device: its roofs
     Predicting,           // a prediction run (trainbench-cli predict), when it starts
     Predicted,            // a prediction run that wrote its predictions
+    LoadTesting,          // a load test (run of kind serve), when it starts
+    LoadTestSearched,     // a load test with --find-max-qps, when it ends
+    LoadTestOwnServer,    // a load test that started its own server (MODEL, not a URL)
     ProfiledPastWarmup,   // profiled on real devices, and op_stats leave the process's warm-up steps out
                           // (from 10 steps on; an emulated device's op_stats are its cost model's)
 };
@@ -227,6 +254,25 @@ inline constexpr std::array kRunAttributes = {
     RunAttribute{kPredictBatchSize, When::Predicting},
     RunAttribute{kPredictReplicas, When::Predicting},
     RunAttribute{kPredictOutputBytes, When::Predicted},
+    RunAttribute{kLoadtestTarget, When::LoadTesting},
+    RunAttribute{kLoadtestScenario, When::LoadTesting},
+    RunAttribute{kLoadtestInstancesPerQuery, When::LoadTesting},
+    RunAttribute{kLoadtestClientThreads, When::LoadTesting},
+    RunAttribute{kLoadtestExamples, When::LoadTesting},
+    RunAttribute{kLoadtestLatencyBoundMs, When::LoadTesting},
+    RunAttribute{kLoadtestClientBound, When::LoadTesting},
+    RunAttribute{kLoadtestBestQps, When::LoadTestSearched},
+    RunAttribute{kServeModel, When::LoadTestOwnServer},
+    RunAttribute{kServeSourceRun, When::LoadTestOwnServer},
+    RunAttribute{kServePrecision, When::LoadTestOwnServer},
+    RunAttribute{kServeEnableBatching, When::LoadTestOwnServer},
+    RunAttribute{kServeMaxBatchSize, When::LoadTestOwnServer},
+    RunAttribute{kServeBatchTimeoutMicros, When::LoadTestOwnServer},
+    RunAttribute{kServeNumBatchThreads, When::LoadTestOwnServer},
+    RunAttribute{kServeMaxEnqueuedBatches, When::LoadTestOwnServer},
+    RunAttribute{kServeAllowedBatchSizes, When::LoadTestOwnServer},
+    RunAttribute{kServeInstances, When::LoadTestOwnServer},
+    RunAttribute{kServeThreadsPerInstance, When::LoadTestOwnServer},
 };
 
 }  // namespace trainbench::profiler::runattr
