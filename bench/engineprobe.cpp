@@ -30,6 +30,7 @@
 #include "bench/classifybench.h"
 #include "bench/inputbench.h"
 #include "bench/scalingbench.h"
+#include "bench/servedmodelbench.h"
 #include "bench/servingbench.h"
 #include "bench/sourcesprobe.h"
 #include "bench/hostmodelbench.h"
@@ -374,7 +375,19 @@ int main(int argc, char** argv) {
     inf->add_option("--peer-arg", inference.peerArgs, "argument for bench/pytorch_infer.py (repeatable)");
     inf->add_option("--python", inference.python, "interpreter with torch (default /usr/bin/python3)");
     inf->add_flag("--unfolded", inference.unfolded, "run the graph as built (no BN folding or ReLU fusion)");
+    trainbench::bench::ServedModelBenchOptions served;
+    auto* sm = app.add_subcommand("served-model", "W1/W2 served over loopback vs the in-process call; W2 QPS with and without batching");
+    sm->add_option("--workloads", served.workloads, "w1, w2 (default both) for the latency figure")->delimiter(',');
+    sm->add_option("-r,--rounds", served.rounds, "pairs (default 3)");
+    sm->add_option("-q,--queries", served.queries, "batch-1 queries per side and round (default 2000)");
+    sm->add_flag("!--no-batching", served.batching, "skip the W2 QPS search");
+    sm->add_option("--p99", served.p99ms, "the search's p99 bound, ms (default 20)");
+    sm->add_option("--probe-seconds", served.minSeconds, "each probe's minimum duration (default 2)");
+    sm->add_option("--max-batch", served.maxBatch, "the batching side's max_batch_size (default 64)");
+    sm->add_option("--timeout-micros", served.timeoutMicros, "its batch_timeout_micros (default 1000)");
+    sm->add_option("--client-threads", served.clientThreads, "load generator threads (default 1)");
     CLI11_PARSE(app, argc, argv);
+    if (*sm) return trainbench::bench::servedModelBench(served);
     if (*sb) return trainbench::bench::servingBatchingBench(serving);
     if (*si) return trainbench::bench::servingIdleBench(serving);
     if (*inf) return trainbench::bench::inferenceBench(inference);

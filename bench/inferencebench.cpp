@@ -36,6 +36,9 @@ struct Figures {
     double p50ms = 0, p99ms = 0, batch1PerS = 0, batch256PerS = 0;
     std::vector<float> logits8;
     std::string peerSetups;  // which PyTorch setup gave the batch-1 and the batch-256 figures
+    // The peer's own int8 model (pytorch_infer.py --int8), when it ran one.
+    double int8P50ms = 0, int8P99ms = 0, int8Batch1PerS = 0, int8Batch256PerS = 0;
+    std::string int8Setup;
 };
 
 std::string cpuModel() {
@@ -97,7 +100,7 @@ bool measurePeer(const std::string& workload, const std::string& weights, const 
                                   "MALLOC_TRIM_THRESHOLD_=1073741824",
                                   o.python, o.peer, "--workload", workload, "--weights", weights,
                                   "--threads", std::to_string(o.threads), "--queries", std::to_string(o.queries),
-                                  "--passes", std::to_string(o.passes)};
+                                  "--passes", std::to_string(o.passes), "--int8"};
     argv.insert(argv.end(), o.peerArgs.begin(), o.peerArgs.end());
     const ChildRun run = runChild(argv);
     othersCpus = run.othersCpus;
@@ -112,6 +115,14 @@ bool measurePeer(const std::string& workload, const std::string& weights, const 
         f.peerSetups = "batch 1: " + j.value("latency_ms_p50_setup", std::string("?")) +
                        "; batch 256: " + j.value("batch256_samples_setup", std::string("?"));
         f.batch1PerS = j.at("batch1_samples_per_s");
+        if (j.contains("int8")) {
+            const nlohmann::json& q = j.at("int8");
+            f.int8P50ms = q.at("latency_ms_p50");
+            f.int8P99ms = q.at("latency_ms_p99");
+            f.int8Batch1PerS = q.at("batch1_samples_per_s");
+            f.int8Batch256PerS = q.at("batch256_samples_per_s");
+            f.int8Setup = q.value("setup", std::string("?"));
+        }
         return true;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "PyTorch peer failed (%s): %s\n%s\n", e.what(), run.out.c_str(), run.err.c_str());
@@ -166,7 +177,8 @@ int inferenceBench(const InferenceBenchOptions& o) {
         const engine::inference::QuantizedGraph q =
             engine::inference::quantizeGraph(g, x.data(), static_cast<int64_t>(x.size()) / kPixels, calibration);
         Int8CompiledGraph c8(q, dev);
-        std::map<std::string, Series> s, s8;
+        std::map<std::string, Series> s, s8, q8;
+        std::string peerInt8;
         double worstOthers = 0, logitDiff = 0;
         std::string peerSetups;
         for (int r = 0; r < o.rounds; ++r) {
@@ -190,6 +202,13 @@ int inferenceBench(const InferenceBenchOptions& o) {
             s["p99"].ours.push_back(a.p99ms), s["p99"].peer.push_back(b.p99ms);
             s["b1"].ours.push_back(a.batch1PerS), s["b1"].peer.push_back(b.batch1PerS);
             s["b256"].ours.push_back(a.batch256PerS), s["b256"].peer.push_back(b.batch256PerS);
+            if (b.int8Batch256PerS > 0) {
+                peerInt8 = b.int8Setup;
+                q8["p50"].ours.push_back(a8.p50ms), q8["p50"].peer.push_back(b.int8P50ms);
+                q8["p99"].ours.push_back(a8.p99ms), q8["p99"].peer.push_back(b.int8P99ms);
+                q8["b1"].ours.push_back(a8.batch1PerS), q8["b1"].peer.push_back(b.int8Batch1PerS);
+                q8["b256"].ours.push_back(a8.batch256PerS), q8["b256"].peer.push_back(b.int8Batch256PerS);
+            }
         }
         if (s["p50"].ours.empty()) continue;
         std::printf("\n%s (%s), medians of %zu rounds [min-max]   trainbench                   PyTorch                      "
@@ -211,6 +230,14 @@ int inferenceBench(const InferenceBenchOptions& o) {
         printRow("int8 batch-1 latency p99 ms", s8["p99"], true);
         printRow("int8 batch-1 examples/s", s8["b1"], false);
         printRow("int8 batch-256 examples/s", s8["b256"], false);
+        if (!q8["b256"].ours.empty()) {
+            std::printf("  %s int8: trainbench vs PyTorch's int8 (%s; goal: batch-256 >= 1.3x)   trainbench    PyTorch\n",
+                        w == "w1" ? "W1" : "W2", peerInt8.c_str());
+            printRow("int8 batch-1 latency p50 ms", q8["p50"], true);
+            printRow("int8 batch-1 latency p99 ms", q8["p99"], true);
+            printRow("int8 batch-1 examples/s", q8["b1"], false);
+            printRow("int8 batch-256 examples/s", q8["b256"], false);
+        }
         std::printf("  weights: fp32 %lld bytes, int8 %lld bytes\n",
                     static_cast<long long>(engine::inference::fp32WeightBytes(g)), static_cast<long long>(q.weightBytes()));
     }

@@ -15,6 +15,12 @@ them):
 * batch-256 examples/s over the 10,000 images (the last batch 16), --passes timed passes after one
   warm-up pass, the best pass counted.
 The figures of each setup are in "setups", the setup each best figure came from in "*_setup".
+With --int8, also PyTorch's own int8 model ("int8"): eager-mode static post-training quantization
+with the fbgemm backend (or, where torch is built without it, as Debian's 1.13 is, "onednn",
+PyTorch's other x86 int8 backend) (torch.ao.quantization: QuantStub/DeQuantStub, Conv/Linear + ReLU fused,
+get_default_qconfig("fbgemm"): per-channel symmetric weights, histogram-calibrated activations with
+reduce_range), calibrated on the first --calibration images of the test set (trainbench's bench
+calibrates on the same 256), then trace + freeze, measured the same way.
 Prints one JSON line with those figures, the settings, and the logits of the first 8 images (so the
 caller can check both sides ran the same weights).
 
@@ -22,6 +28,7 @@ caller can check both sides ran the same weights).
                    (Linear [out, in], Conv [out, in, kh, kw]) then bias
 """
 import argparse
+import copy
 import json
 import os
 import sys
@@ -81,6 +88,27 @@ def measure(eager, x_test, args, optimize):
             "logits8": model(x_test[:8]).flatten().tolist()}
 
 
+def quantized_model(model, workload, x_calib):
+    """PyTorch's static int8 of `model` (fbgemm), calibrated on x_calib."""
+    import torch.ao.quantization as tq
+    # Debian's torch 1.13 is built without fbgemm; "onednn" is PyTorch's other x86 int8 backend.
+    engine = "fbgemm" if "fbgemm" in torch.backends.quantized.supported_engines else "onednn"
+    torch.backends.quantized.engine = engine
+    layers = list(copy.deepcopy(model).to(memory_format=torch.contiguous_format).children())
+    q = torch.nn.Sequential(tq.QuantStub(), *layers, tq.DeQuantStub()).eval()
+    # Conv/Linear followed by ReLU run as one quantized op, as trainbench fuses them.
+    pairs = [[str(i), str(i + 1)] for i in range(1, len(q) - 1)
+             if isinstance(q[i], (torch.nn.Conv2d, torch.nn.Linear)) and isinstance(q[i + 1], torch.nn.ReLU)]
+    q = tq.fuse_modules(q, pairs)
+    q.qconfig = tq.get_default_qconfig(engine)
+    tq.prepare(q, inplace=True)
+    with torch.inference_mode():
+        for i in range(0, x_calib.shape[0], 64):
+            q(x_calib[i:i + 64].contiguous())
+    tq.convert(q, inplace=True)
+    return q, engine
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--workload", choices=("w1", "w2"), required=True)
@@ -88,6 +116,8 @@ def main():
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--queries", type=int, default=2000)
     p.add_argument("--passes", type=int, default=3)
+    p.add_argument("--int8", action="store_true", help="also PyTorch's fbgemm static int8 model")
+    p.add_argument("--calibration", type=int, default=256, help="int8: calibration images (default 256)")
     p.add_argument("--setup", choices=("best", "freeze", "optimize"), default="best",
                    help="best (default): both setups measured, each figure the better one; freeze: trace + "
                         "freeze; optimize: trace + freeze + optimize_for_inference")
@@ -114,6 +144,11 @@ def main():
         best[key] = results[name][key]
         best[key.replace("_per_s", "") + "_setup"] = name
     first = next(iter(results.values()))
+    if args.int8:
+        q, engine = quantized_model(model, args.workload, x_test[:args.calibration])
+        xq = x_test.contiguous(memory_format=torch.channels_last) if channels_last else x_test
+        best["int8"] = {k: v for k, v in measure(q, xq, args, False).items() if k != "logits8"}
+        best["int8"]["setup"] = engine + " static, trace + freeze"
     print(json.dumps({
         "framework": "pytorch", "workload": args.workload, "threads": args.threads, "queries": args.queries,
         **best, "logits8": first["logits8"], "setups": {k: {m: v for m, v in r.items() if m != "logits8"}

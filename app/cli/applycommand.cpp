@@ -4,7 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/cli/applyloadtest.h"
 #include "app/cli/applyprediction.h"
+#include "app/loadtest/servingrunverdict.h"
 #include "app/cli/commands.h"
 #include "app/run/exitcodes.h"
 #include "app/cli/storeaccess.h"
@@ -26,6 +28,25 @@ int applyCommand(const ApplyArgs& args, const StopSignals& signals) {
     try {
         auto r = findOrComplain(*store, args.run, code);
         if (!r) return code;
+        if (r->kind == "serve") {  // a load test: its action is a new load test
+            const profiler::ServingVerdict sv = app::servingVerdictOf(*store, *r);
+            const int count = static_cast<int>(sv.actions.size());
+            if (args.action < 1 || args.action > count) {
+                std::fprintf(stderr, "load test %lld has %d action(s); --action %d is not one of them (trainbench-cli "
+                             "profile %lld lists them)\n", static_cast<long long>(r->id.value), count, args.action,
+                             static_cast<long long>(r->id.value));
+                return kExitUsage;
+            }
+            const profiler::ServingAction& a = sv.actions[static_cast<size_t>(args.action - 1)];
+            LoadTestArgs lt = loadtestForAction(*r, a, args.db, args.action);
+            std::printf("%s\n", a.title.c_str());
+            for (const profiler::FlagChange& c : a.changes)
+                std::printf("  %s: %s -> %s\n", c.flag.c_str(), c.from.empty() ? "(default)" : c.from.c_str(), c.to.c_str());
+            std::printf("  as a load test: %s\n", loadtestCommandLine(lt).c_str());
+            if (!args.runNow) return kExitOk;
+            lt.quiet = args.quiet;
+            return loadtestCommand(lt, signals);
+        }
         std::optional<profiler::Verdict> v = store->verdict(r->id);
         if (!v) {
             const profiler::ProfileInput in = store->profileInput(r->id);

@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/servecommands.h"
 #include "app/run/exitcodes.h"
 #include "app/cli/stopsignals.h"
 #include "app/run/paths.h"
@@ -93,6 +94,68 @@ int main(int argc, char** argv) {
     predictCmd->add_option("--replicas", predict.replicas, "Replica processes, each predicting a shard into FILE-0000i-of-0000N")
         ->check(CLI::Range(1, 256));
     predictCmd->add_option("--replica", predict.replica, "Internal: run as replica I/N of a --replicas prediction")->group("");
+    cli::ServeArgs serve;
+    auto* serveCmd = app.add_subcommand(
+        "serve", "Serve a trained run's model over HTTP with TensorFlow Serving's REST API and dynamic batching, until Ctrl-C");
+    serveCmd->add_option("model", serve.model, "MODEL: a run id or name whose checkpoint to serve")->required();
+    serveCmd->add_option("--db", serve.db, "Run store (SQLite file)")->default_str(defaultDb);
+    cli::addServingFlags(serveCmd, serve.serving, /*withListen=*/true);
+    serveCmd->add_option("--ready-file", serve.readyFile, "Write the model's URL to this file once listening");
+    serveCmd->add_flag("-q,--quiet", serve.quiet, "Print nothing but errors");
+    cli::LoadTestArgs loadtest;
+    auto* loadtestCmd = app.add_subcommand(
+        "loadtest", "Measure a served model with MLPerf's scenarios (single-stream, server, offline) or a concurrency sweep; "
+                    "record the result as a run of kind serve");
+    loadtestCmd->add_option("target", loadtest.target,
+                            "MODEL (a run id or name: loadtest starts `serve` for it) or http://HOST:PORT[/v1/models/NAME]")
+        ->required();
+    loadtestCmd->add_option("--db", loadtest.db, "Run store (SQLite file)")->default_str(defaultDb);
+    cli::addServingFlags(loadtestCmd, loadtest.serving, /*withListen=*/false);
+    loadtestCmd->add_option("--scenario", loadtest.scenario, "single-stream, server, offline or concurrency (default single-stream)")
+        ->check(CLI::IsMember({"single-stream", "server", "offline", "concurrency"}));
+    loadtestCmd->add_option("--qps", loadtest.qps, "Server: target queries per second, Poisson arrivals (default 100); "
+                                                   "--find-max-qps: the first probe")
+        ->check(CLI::Range(0.001, 1e7));
+    loadtestCmd->add_option("--p99", loadtest.latencyBound, "Server: the latency bound at --percentile (default 10ms)");
+    loadtestCmd->add_option("--percentile", loadtest.percentile, "Server: the percentile the bound applies to (default 99)")
+        ->check(CLI::Range(50.0, 99.999));
+    loadtestCmd->add_flag("--find-max-qps", loadtest.findMaxQps, "Search the highest server QPS that meets the bound");
+    loadtestCmd->add_option("--search-precision", loadtest.searchPrecision, "The search stops at this relative bracket (default 0.02)")
+        ->check(CLI::Range(0.001, 1.0));
+    loadtestCmd->add_option("--max-probes", loadtest.maxProbes, "The search's most probes (default 16)")->check(CLI::Range(1, 100));
+    loadtestCmd->add_option("--concurrency", loadtest.concurrency, "concurrency: the levels, 1,2,4,8 (default)")
+        ->delimiter(',')
+        ->check(CLI::Range(1, 4096));
+    loadtestCmd->add_option("--offline-expected-qps", loadtest.offlineExpectedQps, "offline: sizes the query count, as LoadGen's")
+        ->check(CLI::Range(0.0, 1e9));
+    loadtestCmd->add_option("--instances-per-query", loadtest.instancesPerQuery, "Examples in each request (default 1)")
+        ->check(CLI::Range(1, 65536));
+    loadtestCmd->add_option("--samples", loadtest.samples, "Distinct requests built from the examples (default 256)")
+        ->check(CLI::Range(int64_t{1}, int64_t{1'000'000}));
+    loadtestCmd->add_option("--min-queries", loadtest.minQueries, "Each run lasts at least this many queries (default 100)")
+        ->check(CLI::Range(int64_t{1}, int64_t{100'000'000}));
+    loadtestCmd->add_option("--min-duration", loadtest.minDuration, "... and at least this long (default 2s)");
+    loadtestCmd->add_option("--max-duration", loadtest.maxDuration, "Each run ends by this (default 60s)");
+    loadtestCmd->add_option("--client-threads", loadtest.clientThreads, "The load generator's threads (default 1)")
+        ->check(CLI::Range(1, 256));
+    loadtestCmd->add_option("--max-connections", loadtest.maxConnections, "Most connections, so most outstanding queries (default 64)")
+        ->check(CLI::Range(1, 100000));
+    loadtestCmd->add_option("--max-issue-lag", loadtest.maxIssueLag, "Client-bound above this p99 issue lag (default 2ms)");
+    loadtestCmd->add_option("--request-timeout", loadtest.requestTimeout, "Per query (default 10s)");
+    loadtestCmd->add_option("--seed", loadtest.seed, "Seeds the arrivals and the order of the samples (default 0)");
+    loadtestCmd->add_option("--examples", loadtest.examples,
+                            "IDX file of u8 images the queries carry (default with MODEL: the run's test set)");
+    loadtestCmd->add_option("--examples-limit", loadtest.examplesLimit, "Examples read (default 1000; 0: all)")
+        ->check(CLI::Range(int64_t{0}, int64_t{100'000'000}));
+    loadtestCmd->add_option("--example-shape", loadtest.exampleShape,
+                            "How an example nests in the JSON, e.g. 1,28,28 (default: the IDX's, or the model's)")
+        ->delimiter(',');
+    loadtestCmd->add_option("--input-scale", loadtest.inputScale, "Multiply --examples' bytes by this (default 1: as stored)");
+    loadtestCmd->add_option("--csv", loadtest.csv, "Write the points as perf_analyzer's CSV");
+    loadtestCmd->add_option("--json", loadtest.json, "Write the whole result as JSON");
+    loadtestCmd->add_option("--name", loadtest.name, "The run's name (default loadtest-NAME)");
+    loadtestCmd->add_flag("!--no-record", loadtest.record, "Do not record the load test in the store");
+    loadtestCmd->add_flag("-q,--quiet", loadtest.quiet, "Print nothing but errors");
     cli::PlanServingArgs planServing;
     auto* planServingCmd = app.add_subcommand(
         "plan-serving", "Rank serving configurations (device x instances x batch x timeout x precision) by cost per "
@@ -278,6 +341,8 @@ int main(int argc, char** argv) {
         return cli::launchScriptCommand(ls);
     }
     if (*predictCmd) return cli::predictCommand(predict, signals);
+    if (*serveCmd) return cli::serveCommand(serve, signals);
+    if (*loadtestCmd) return cli::loadtestCommand(loadtest, signals);
     if (*planServingCmd) return cli::planServingCommand(planServing);
     if (*validateCmd) return cli::validateCommand(validateFile, validateOverrides);
     if (*estimateCmd && estimateInference)

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "app/cli/applyloadtest.h"
 #include "app/cli/commands.h"
 #include "app/run/exitcodes.h"
 #include "app/cli/storeaccess.h"
@@ -158,6 +159,10 @@ int profileCommand(const ProfileArgs& args) {
     try {
         auto r = findOrComplain(*store, args.run, code);
         if (!r) return code;
+        if (r->kind == "serve") {  // a load test: points, not steps
+            printServingProfile(*store, *r, args.db);
+            return kExitOk;
+        }
         const profiler::ProfileInput in = store->profileInput(r->id);
         std::optional<profiler::Verdict> v = args.reclassify ? std::nullopt : store->verdict(r->id);
         if (!v && !in.steps.empty()) {

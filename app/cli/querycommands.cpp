@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/cli/applyloadtest.h"
 #include "app/cli/commands.h"
 #include "app/run/exitcodes.h"
 #include "app/cli/storeaccess.h"
@@ -214,6 +215,10 @@ int showCommand(const std::string& db, const std::string& run) {
     try {
         auto r = findOrComplain(*store, run, code);
         if (!r) return code;
+        if (r->kind == "serve") {  // a load test: its points and verdict (profile shows the same)
+            printServingProfile(*store, *r, db);
+            return kExitOk;
+        }
         std::printf("run %lld  %s\n", static_cast<long long>(r->id.value), r->name.c_str());
         std::printf("  status          %s%s\n", std::string(profiler::runStatusName(r->status)).c_str(),
                     r->stop_reason ? (" (" + *r->stop_reason + ")").c_str() : "");

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engine/graph/graph.h"
+#include "engine/inference/quantizedgraph.h"
 #include "engine/serving/servable.h"
 
 namespace trainbench::app {
@@ -22,5 +23,10 @@ struct GraphServableOptions {
 // input scaling is applied by the compiled graph. Answers are the logits, one per class.
 // std::invalid_argument for an empty name or a thread budget below 0.
 engine::serving::Servable graphServable(const engine::graph::Graph& graph, const GraphServableOptions& options);
+
+// The same model in int8: each instance an Int8CompiledGraph of `quantized` (engine/inference/
+// calibration.h's quantizeGraph made it). Same input (stored pixels) and answers (fp32 logits).
+engine::serving::Servable int8Servable(const engine::inference::QuantizedGraph& quantized,
+                                       const GraphServableOptions& options);
 
 }  // namespace trainbench::app

@@ -108,26 +108,31 @@ LoadTestResult runLoadTest(const LoadTestOptions& options) {
     LoadTestResult result;
     result.options = options;
     result.options.examples.values.clear();
+    result.options.onRun = nullptr;
     const RequestSet requests(options.examples, options.target, options.instancesPerQuery, options.samples, options.seed);
+    const auto ran = [&options](ScenarioResult r) {
+        if (options.onRun) options.onRun(r);
+        return r;
+    };
     if (options.findMaxQps) {
         result.search = findMaxQps(options.targetQps, options.searchPrecision, options.maxProbes,
-                                   [&](double qps) { return runServerScenario(options, requests, qps); });
+                                   [&](double qps) { return ran(runServerScenario(options, requests, qps)); });
         for (const QpsProbe& p : result.search->probes) result.runs.push_back(p.result);
         return result;
     }
     switch (options.scenario) {
         case Scenario::SingleStream:
-            result.runs.push_back(closedLoop(options, requests, Scenario::SingleStream, 1));
+            result.runs.push_back(ran(closedLoop(options, requests, Scenario::SingleStream, 1)));
             break;
         case Scenario::Server:
-            result.runs.push_back(runServerScenario(options, requests, options.targetQps));
+            result.runs.push_back(ran(runServerScenario(options, requests, options.targetQps)));
             break;
         case Scenario::Offline:
-            result.runs.push_back(offline(options, requests));
+            result.runs.push_back(ran(offline(options, requests)));
             break;
         case Scenario::ConcurrencySweep:
             for (int level : options.concurrency)
-                result.runs.push_back(closedLoop(options, requests, Scenario::ConcurrencySweep, level));
+                result.runs.push_back(ran(closedLoop(options, requests, Scenario::ConcurrencySweep, level)));
             break;
     }
     return result;

@@ -3,6 +3,7 @@
 // MLPerf-style limits (minimum query count and duration, scaled down for a small machine), the
 // client's budget, and the client-bound rule's threshold. Defaults are documented in docs/loadtest.md.
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,6 +14,8 @@
 #include "app/loadtest/requestset.h"
 
 namespace trainbench::app::loadtest {
+
+struct ScenarioResult;
 
 enum class Scenario { SingleStream, Server, Offline, ConcurrencySweep };
 
@@ -49,6 +52,10 @@ struct LoadTestOptions {
     bool findMaxQps = false;       // Server: search the highest QPS meeting the bound
     double searchPrecision = 0.02; // stop bisecting when the bracket is this narrow, relative to its low end
     int maxProbes = 16;
+
+    // Called on the calling thread after each run, concurrency level and search probe, as it ends
+    // (the CLI records each as a point of the run while the test goes on). May be empty.
+    std::function<void(const ScenarioResult&)> onRun;
 };
 
 // "http://host:port" (optionally followed by "/v1/models/NAME", which sets the model) into

@@ -13,16 +13,24 @@ struct ExampleSet {
     int64_t exampleSize = 0;
     int64_t count = 0;
     std::string source;         // for messages: the file it came from
+    // How an example nests in the request's JSON, e.g. {1, 28, 28}: a list of 1 list of 28 lists of
+    // 28 numbers, as the server's input shape says. Empty: a flat list of exampleSize numbers.
+    std::vector<int64_t> shape;
 };
 
-// The first `limit` examples (0: all) of an IDX file of u8 images (N × …), scaled by 1/255 as the
-// training pipeline scales them. Throws engine::DataError naming the file for anything else.
-ExampleSet loadIdxExamples(const std::string& path, int64_t limit);
+// The first `limit` examples (0: all) of an IDX file of u8 images (N × …), each byte times `scale`
+// (1: pixels as stored, what trainbench's server takes; 1/255: as the training pipeline scales them).
+// `shape` is the IDX's dimensions after N. Throws engine::DataError naming the file for anything else.
+ExampleSet loadIdxExamples(const std::string& path, int64_t limit, float scale = 1.0f);
+
+// "" if `shape` can nest examples of `exampleSize` numbers (its product), else what is wrong.
+std::string checkExampleShape(const std::vector<int64_t>& shape, int64_t exampleSize);
 
 struct PredictTarget {
     std::string host = "127.0.0.1";
     uint16_t port = 8501;  // TensorFlow Serving's REST port
     std::string model = "default";
+    std::string bearerToken;  // sent as "Authorization: Bearer TOKEN" when not empty
 };
 
 // Query i uses sample order[i % samples]: `samples` requests of `instancesPerQuery` examples each,

@@ -11,33 +11,6 @@ json latencyJson(const LatencySummary& s) {
             {"p99_us", s.p99},  {"p99.9_us", s.p999}, {"max_us", s.max}};
 }
 
-json settingsJson(const LoadTestOptions& o) {
-    json concurrency = json::array();
-    for (int c : o.concurrency) concurrency.push_back(c);
-    return {{"url", "http://" + o.target.host + ":" + std::to_string(o.target.port)},
-            {"model", o.target.model},
-            {"scenario", scenarioName(o.scenario)},
-            {"examples", o.examples.source},
-            {"instances_per_query", o.instancesPerQuery},
-            {"samples", o.samples},
-            {"target_qps", o.targetQps},
-            {"latency_bound_us", o.latencyBound.count()},
-            {"latency_percentile", o.latencyPercentile},
-            {"offline_expected_qps", o.offlineExpectedQps},
-            {"concurrency", concurrency},
-            {"min_query_count", o.minQueryCount},
-            {"min_duration_ms", o.minDuration.count()},
-            {"max_duration_ms", o.maxDuration.count()},
-            {"max_query_count", o.maxQueryCount},
-            {"client_threads", o.client.threads},
-            {"request_timeout_ms", o.client.requestTimeout.count()},
-            {"max_connections", o.maxConnections},
-            {"max_issue_lag_us", o.maxIssueLag.count()},
-            {"seed", o.seed},
-            {"find_max_qps", o.findMaxQps},
-            {"search_precision", o.searchPrecision},
-            {"max_probes", o.maxProbes}};
-}
 
 json runJson(const ScenarioResult& r) {
     const LatencyBreakdown& b = r.breakdown;
@@ -76,6 +49,34 @@ json runJson(const ScenarioResult& r) {
 }
 
 }  // namespace
+
+nlohmann::json settingsJson(const LoadTestOptions& o) {
+    json concurrency = json::array();
+    for (int c : o.concurrency) concurrency.push_back(c);
+    return json{{"url", "http://" + o.target.host + ":" + std::to_string(o.target.port)},
+            {"model", o.target.model},
+            {"scenario", scenarioName(o.scenario)},
+            {"examples", o.examples.source},
+            {"instances_per_query", o.instancesPerQuery},
+            {"samples", o.samples},
+            {"target_qps", o.targetQps},
+            {"latency_bound_us", o.latencyBound.count()},
+            {"latency_percentile", o.latencyPercentile},
+            {"offline_expected_qps", o.offlineExpectedQps},
+            {"concurrency", concurrency},
+            {"min_query_count", o.minQueryCount},
+            {"min_duration_ms", o.minDuration.count()},
+            {"max_duration_ms", o.maxDuration.count()},
+            {"max_query_count", o.maxQueryCount},
+            {"client_threads", o.client.threads},
+            {"request_timeout_ms", o.client.requestTimeout.count()},
+            {"max_connections", o.maxConnections},
+            {"max_issue_lag_us", o.maxIssueLag.count()},
+            {"seed", o.seed},
+            {"find_max_qps", o.findMaxQps},
+            {"search_precision", o.searchPrecision},
+            {"max_probes", o.maxProbes}};
+}
 
 json resultJson(const LoadTestResult& result) {
     json doc = {{"kind", "serve"}, {"settings", settingsJson(result.options)}, {"runs", json::array()}};

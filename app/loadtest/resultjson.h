@@ -9,5 +9,7 @@
 namespace trainbench::app::loadtest {
 
 nlohmann::json resultJson(const LoadTestResult& result);
+// The "settings" part alone: what a run of kind serve keeps as its config_json.
+nlohmann::json settingsJson(const LoadTestOptions& options);
 
 }  // namespace trainbench::app::loadtest

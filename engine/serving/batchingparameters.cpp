@@ -43,7 +43,8 @@ int64_t BatchingParameters::paddedSize(int64_t n) const {
 std::string BatchingParameters::describe() const {
     std::string sizes;
     for (int64_t s : allowed_batch_sizes) sizes += (sizes.empty() ? "" : ",") + std::to_string(s);
-    return "max_batch_size=" + std::to_string(max_batch_size) +
+    return std::string("enable_batching=") + (enable_batching ? "true" : "false") +
+           " max_batch_size=" + std::to_string(max_batch_size) +
            " batch_timeout_micros=" + std::to_string(batch_timeout_micros) +
            " num_batch_threads=" + std::to_string(num_batch_threads) +
            " max_enqueued_batches=" + std::to_string(max_enqueued_batches) + " allowed_batch_sizes=[" + sizes + "]";

@@ -9,6 +9,11 @@
 namespace trainbench::engine::serving {
 
 struct BatchingParameters {
+    // TF Serving's --enable_batching. Off: every request is a batch of its own (run at its own size,
+    // or padded up to allowed_batch_sizes), taken by the next free batch thread; max_batch_size still
+    // bounds a request and max_enqueued_batches the requests waiting. On by default here, unlike TF
+    // Serving's server flag (docs/serving.md says why).
+    bool enable_batching = true;
     // The largest batch the model is called with; a request of more instances is refused (400).
     int64_t max_batch_size = 1000;
     // How long a batch that is not full may wait for more requests once a batch thread is free to

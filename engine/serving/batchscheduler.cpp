@@ -27,7 +27,8 @@ BatchScheduler::Admission BatchScheduler::schedule(std::unique_ptr<BatchTask>& t
     std::lock_guard lock(mutex_);
     if (stopped_) return Admission::Stopped;
     const Clock::time_point now = Clock::now();
-    if (batches_.empty() || batches_.back().size + task->size > parameters_.max_batch_size) {
+    if (batches_.empty() || !parameters_.enable_batching ||
+        batches_.back().size + task->size > parameters_.max_batch_size) {
         if (static_cast<int64_t>(batches_.size()) >= parameters_.max_enqueued_batches) return Admission::QueueFull;
         batches_.emplace_back().opened = now;
     }
@@ -39,10 +40,10 @@ BatchScheduler::Admission BatchScheduler::schedule(std::unique_ptr<BatchTask>& t
 }
 
 // The oldest batch may go when it is full, when a newer one was opened (it could take no more),
-// or when its timeout has passed.
+// or when its timeout has passed; without batching, at once (it holds one request and takes no more).
 bool BatchScheduler::frontReady(Clock::time_point now) const {
     const Batch& front = batches_.front();
-    return front.size == parameters_.max_batch_size || batches_.size() > 1 ||
+    return !parameters_.enable_batching || front.size == parameters_.max_batch_size || batches_.size() > 1 ||
            now >= front.opened + std::chrono::microseconds(parameters_.batch_timeout_micros);
 }
 

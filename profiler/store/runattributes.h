@@ -117,6 +117,7 @@ inline constexpr char kLoadtestTarget[] = "loadtest.target";              // the
 inline constexpr char kLoadtestScenario[] = "loadtest.scenario";          // single-stream, server, offline, concurrency
 inline constexpr char kLoadtestInstancesPerQuery[] = "loadtest.instances_per_query";
 inline constexpr char kLoadtestClientThreads[] = "loadtest.client_threads";
+inline constexpr char kLoadtestHostCores[] = "loadtest.host_cores";      // of the machine the load test ran on
 inline constexpr char kLoadtestExamples[] = "loadtest.examples";          // where the queries' examples came from
 inline constexpr char kLoadtestLatencyBoundMs[] = "loadtest.latency_bound_ms";  // server scenario and the search
 inline constexpr char kLoadtestBestQps[] = "loadtest.best_qps";           // --find-max-qps: the highest QPS that met it
@@ -258,6 +259,7 @@ inline constexpr std::array kRunAttributes = {
     RunAttribute{kLoadtestScenario, When::LoadTesting},
     RunAttribute{kLoadtestInstancesPerQuery, When::LoadTesting},
     RunAttribute{kLoadtestClientThreads, When::LoadTesting},
+    RunAttribute{kLoadtestHostCores, When::LoadTesting},
     RunAttribute{kLoadtestExamples, When::LoadTesting},
     RunAttribute{kLoadtestLatencyBoundMs, When::LoadTesting},
     RunAttribute{kLoadtestClientBound, When::LoadTesting},

@@ -102,4 +102,17 @@ TEST(CliRunAttributes, SampleRunsWriteExactlyTheDocumentedKeys) {
     const auto predict = runCli({"predict", "source", "-o", (tmp.path / "p.csv").string(), "--db", db, "-q"}, tmp.path);
     ASSERT_EQ(predict.exitCode, 0) << predict.err << predict.out;
     expectExactlyDocumented(attributesOf(db, "predict-source"), {When::Predicting, When::Predicted});
+
+    // Load tests of the source, each with the server it starts: one scenario, and a QPS search.
+    const auto loadtest = runCli({"loadtest", "source", "--db", db, "-q", "--min-queries", "20", "--min-duration", "0s",
+                                  "--name", "lt"},
+                                 tmp.path);
+    ASSERT_EQ(loadtest.exitCode, 0) << loadtest.err << loadtest.out;
+    expectExactlyDocumented(attributesOf(db, "lt"), {When::LoadTesting, When::LoadTestOwnServer});
+    const auto search = runCli({"loadtest", "source", "--db", db, "-q", "--find-max-qps", "--qps", "20", "--p99", "2s",
+                                "--max-probes", "2", "--min-queries", "20", "--min-duration", "0s", "--name", "lt-search"},
+                               tmp.path);
+    ASSERT_EQ(search.exitCode, 0) << search.err << search.out;
+    expectExactlyDocumented(attributesOf(db, "lt-search"),
+                            {When::LoadTesting, When::LoadTestOwnServer, When::LoadTestSearched});
 }

@@ -29,13 +29,23 @@ std::string idxBytes(int n) {
     return b;
 }
 
-TEST_F(RequestSetTest, ReadsIdxImagesScaledAsTrainingScalesThem) {
+TEST_F(RequestSetTest, ReadsIdxImagesAsStoredOrScaledWithTheirShape) {
     engine::test::writeText(path("images.idx"), idxBytes(5));
     const ExampleSet set = loadIdxExamples(path("images.idx"), 3);
     EXPECT_EQ(set.count, 3);
     EXPECT_EQ(set.exampleSize, 4);
     ASSERT_EQ(set.values.size(), 12u);
-    EXPECT_EQ(set.values[5], 11.0f * (1.0f / 255.0f));
+    EXPECT_EQ(set.values[5], 11.0f) << "pixels as stored, what trainbench's server takes";
+    EXPECT_EQ(set.shape, (std::vector<int64_t>{2, 2}));
+    const ExampleSet scaled = loadIdxExamples(path("images.idx"), 3, 1.0f / 255.0f);
+    EXPECT_EQ(scaled.values[5], 11.0f * (1.0f / 255.0f)) << "as the training pipeline scales them";
+}
+
+TEST(ExampleShape, MustHoldTheExamplesNumbersExactly) {
+    EXPECT_EQ(checkExampleShape({}, 784), "");
+    EXPECT_EQ(checkExampleShape({1, 28, 28}, 784), "");
+    EXPECT_EQ(checkExampleShape({28, 27}, 784), "the example shape 28x27 holds 756 numbers; the examples have 784");
+    EXPECT_NE(checkExampleShape({0, 784}, 784).find("at least 1"), std::string::npos);
 }
 
 TEST_F(RequestSetTest, RefusesAnIdxFileThatIsNotImagesNamingIt) {
@@ -47,7 +57,8 @@ TEST_F(RequestSetTest, RefusesAnIdxFileThatIsNotImagesNamingIt) {
 
 TEST_F(RequestSetTest, EachRequestIsAPredictCallCarryingTheExamplesExactly) {
     engine::test::writeText(path("images.idx"), idxBytes(4));
-    const ExampleSet set = loadIdxExamples(path("images.idx"), 0);
+    ExampleSet set = loadIdxExamples(path("images.idx"), 0, 1.0f / 255.0f);
+    set.shape.clear();  // flat lists
     PredictTarget target;
     target.port = 8501;
     target.model = "fashion";
@@ -80,6 +91,16 @@ TEST_F(RequestSetTest, EachRequestIsAPredictCallCarryingTheExamplesExactly) {
         }
     }
     EXPECT_EQ(firstPixels.size(), 4u);  // the two samples hold the four examples
+}
+
+TEST_F(RequestSetTest, ExamplesNestAsTheirShapeSays) {
+    engine::test::writeText(path("images.idx"), idxBytes(1));
+    ExampleSet set = loadIdxExamples(path("images.idx"), 0);
+    set.shape = {1, 2, 2};
+    const RequestSet requests(set, PredictTarget{}, 1, 1, 0);
+    const std::string& bytes = requests.request(0);
+    const std::string body = bytes.substr(bytes.find("\r\n\r\n") + 4);
+    EXPECT_EQ(body, R"({"instances": [[[[0,1],[2,3]]]]})");
 }
 
 }  // namespace

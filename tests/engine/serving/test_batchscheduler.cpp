@@ -75,6 +75,43 @@ TEST(BatchScheduler, RequestsArrivingWhileTheThreadIsBusyRunAsOneBatch) {
     EXPECT_EQ(batches, (std::vector<std::tuple<int64_t, int64_t>>{{1, 1}, {5, 5}}));
 }
 
+// enable_batching off (TF Serving's server flag): the same requests as above each run alone, and
+// the queue counts requests, refusing the one past max_enqueued_batches at once.
+TEST(BatchScheduler, WithoutBatchingEveryRequestRunsAloneAndTheQueueCountsRequests) {
+    auto gate = std::make_shared<test::Gate>();
+    std::vector<std::tuple<int64_t, int64_t>> batches;
+    std::mutex m;
+    BatchingParameters p = params(8, 1, 4);
+    p.enable_batching = false;
+    BatchScheduler s(test::denseServable({4}, 3, {}, gate), p, 1, [&](int64_t n, int64_t padded, int64_t) {
+        std::lock_guard lock(m);
+        batches.emplace_back(n, padded);
+    });
+    Done first;
+    auto t = task(0, first);
+    ASSERT_EQ(s.schedule(t), BatchScheduler::Admission::Accepted);
+    ASSERT_TRUE(becomesTrue([&] { return gate->entered() == 1; }, 10s));
+    std::vector<Done> rest(4);
+    for (size_t i = 0; i < rest.size(); ++i) {
+        auto r = task(float(i + 1), rest[i], i == 3 ? 2 : 1);
+        ASSERT_EQ(s.schedule(r), BatchScheduler::Admission::Accepted) << i;
+    }
+    EXPECT_EQ(s.enqueuedBatches(), 4);
+    Done refused;
+    auto over = task(9, refused);
+    EXPECT_EQ(s.schedule(over), BatchScheduler::Admission::QueueFull);
+    ASSERT_NE(over, nullptr) << "a refused task stays with the caller";
+    gate->open();
+    expectAnswers(*first.future.get());
+    for (auto& d : rest) {
+        auto t2 = d.future.get();
+        expectAnswers(*t2);
+        EXPECT_EQ(t2->batchExamples, t2->size);
+    }
+    std::lock_guard lock(m);
+    EXPECT_EQ(batches, (std::vector<std::tuple<int64_t, int64_t>>{{1, 1}, {1, 1}, {1, 1}, {1, 1}, {2, 2}}));
+}
+
 TEST(BatchScheduler, AFullQueueRefusesAtOnceAndAnOversizedRequestIsRefused) {
     auto gate = std::make_shared<test::Gate>();
     BatchScheduler s(test::denseServable({4}, 3, {}, gate), params(2, 1, 1), 1, nullptr);
