@@ -67,12 +67,12 @@ double inProcessP50Us(const engine::graph::Graph& g, const lt::ExampleSet& x, in
     return median(lat);
 }
 
-engine::serving::ServingOptions serverOptions(bool batching, const ServedModelBenchOptions& o) {
+engine::serving::ServingOptions serverOptions(bool batching, int64_t timeoutMicros, const ServedModelBenchOptions& o) {
     engine::serving::ServingOptions s;
     s.port = 0;
     s.batching.enable_batching = batching;
     s.batching.max_batch_size = batching ? o.maxBatch : 1;
-    s.batching.batch_timeout_micros = batching ? o.timeoutMicros : 0;
+    s.batching.batch_timeout_micros = batching ? timeoutMicros : 0;
     s.batching.num_batch_threads = 0;  // the cores
     s.batching.max_enqueued_batches = batching ? 10 : 1000;  // without batching each request is a batch
     return s;
@@ -102,7 +102,8 @@ int servedModelBench(const ServedModelBenchOptions& o) {
         const engine::graph::Graph g = workloadGraph(w);
         app::GraphServableOptions so;
         so.name = w;
-        engine::serving::ServingServer server(app::graphServable(g, so), serverOptions(true, o));
+        // TF Serving's defaults: batching on, timeout 0 (a lone query is not held back).
+        engine::serving::ServingServer server(app::graphServable(g, so), serverOptions(true, 0, o));
         server.start();
         std::vector<double> inProcess, served;
         for (int r = 0; r < o.rounds; ++r) {
@@ -139,7 +140,7 @@ int servedModelBench(const ServedModelBenchOptions& o) {
         app::GraphServableOptions so;
         so.name = "w2";
         so.max_batch = o.maxBatch;
-        engine::serving::ServingServer server(app::graphServable(g, so), serverOptions(batching, o));
+        engine::serving::ServingServer server(app::graphServable(g, so), serverOptions(batching, o.timeoutMicros, o));
         server.start();
         lt::LoadTestOptions c = clientOptions(server, "w2", x, o);
         c.scenario = lt::Scenario::Server;

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cfloat>
+#include <charconv>
 #include <cmath>
 
 #include "engine/util/jsonlimits.h"
@@ -204,12 +205,117 @@ private:
     size_t wrapperDepth_ = 0;
 };
 
+// The common body — {"instances": [EXAMPLE, ...]}, each example nested lists of plain JSON numbers
+// in exactly the servable's shape, nothing else — read straight into floats without the SAX
+// machinery (a 784-pixel image in a fifth of the time). Each number is read as the SAX path reads
+// it (to double, correctly rounded, then to float), so the floats are the same. Anything else —
+// other keys, a wrapper object, columnar, a wrong shape, a number outside the float range, malformed
+// JSON — makes it give up (false) and the full decoder reads the body and names what is wrong.
+class FastReader {
+public:
+    FastReader(std::string_view body, const Servable& s, int64_t maxInstances, PredictRequest& out)
+        : p_(body.data()), end_(body.data() + body.size()), shape_(s.inputShape), max_(maxInstances), out_(out) {}
+
+    bool read() {
+        if (shape_.empty()) return false;
+        if (!take('{') || !literal("\"instances\"") || !take(':') || !take('[')) return false;
+        int64_t instances = 0;
+        for (;;) {
+            if (++instances > max_) return false;
+            if (!level(0)) return false;
+            skip();
+            if (p_ < end_ && *p_ == ',') {
+                ++p_;
+                continue;
+            }
+            break;
+        }
+        if (!take(']') || !take('}')) return false;
+        skip();
+        return p_ == end_;
+    }
+
+private:
+    void skip() {
+        while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+    }
+    bool take(char c) {
+        skip();
+        if (p_ >= end_ || *p_ != c) return false;
+        ++p_;
+        return true;
+    }
+    bool literal(std::string_view text) {
+        skip();
+        if (static_cast<size_t>(end_ - p_) < text.size() || std::string_view(p_, text.size()) != text) return false;
+        p_ += text.size();
+        return true;
+    }
+    bool level(size_t dim) {
+        if (!take('[')) return false;
+        const int64_t n = shape_[dim];
+        const bool innermost = dim + 1 == shape_.size();
+        for (int64_t i = 0; i < n; ++i) {
+            if (i > 0 && !take(',')) return false;
+            if (!(innermost ? number() : level(dim + 1))) return false;
+        }
+        return take(']');
+    }
+    // JSON's number grammar, -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, then from_chars.
+    bool number() {
+        skip();
+        const char* q = p_;
+        if (q < end_ && *q == '-') ++q;
+        if (q >= end_) return false;
+        if (*q == '0') {
+            ++q;
+        } else if (*q >= '1' && *q <= '9') {
+            while (q < end_ && *q >= '0' && *q <= '9') ++q;
+        } else {
+            return false;
+        }
+        bool integer = true;  // the SAX parser reads "-0" as the integer 0, so +0.0
+        if (q < end_ && *q == '.') {
+            integer = false;
+            const char* digits = ++q;
+            while (q < end_ && *q >= '0' && *q <= '9') ++q;
+            if (q == digits) return false;
+        }
+        if (q < end_ && (*q == 'e' || *q == 'E')) {
+            integer = false;
+            ++q;
+            if (q < end_ && (*q == '+' || *q == '-')) ++q;
+            const char* digits = q;
+            while (q < end_ && *q >= '0' && *q <= '9') ++q;
+            if (q == digits) return false;
+        }
+        double v = 0;
+        const auto [used, ec] = std::from_chars(p_, q, v);
+        if (ec != std::errc() || used != q || !(std::fabs(v) <= FLT_MAX)) return false;
+        if (integer && v == 0) v = 0.0;
+        out_.data.push_back(static_cast<float>(v));
+        p_ = q;
+        return true;
+    }
+
+    const char* p_;
+    const char* end_;
+    const std::vector<int64_t>& shape_;
+    const int64_t max_;
+    PredictRequest& out_;
+};
+
 }  // namespace
 
 std::string decodePredictRequest(std::string_view body, const Servable& servable, int64_t maxInstances,
                                  PredictRequest& out) {
     out = PredictRequest{};
     if (body.empty()) return "the body is empty; expected {\"instances\": [...]} or {\"inputs\": ...}";
+    if (FastReader(body, servable, maxInstances, out).read()) {
+        out.size = static_cast<int64_t>(out.data.size()) / std::max<int64_t>(1, servable.exampleSize());
+        return {};
+    }
+    out = PredictRequest{};
     RequestReader reader(body, servable, maxInstances, out);
     const bool ok = json::sax_parse(body.begin(), body.end(), &reader);
     if (ok && reader.finished()) {

@@ -2,6 +2,11 @@
 // that names the field and what it expected for every way a body can be wrong.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+
 #include "engine/serving/predictrequest.h"
 #include "tests/engine/serving/denseservable.h"
 
@@ -25,6 +30,50 @@ TEST(PredictRequest, RowAndColumnarFormatsDecodeToTheSameFloats) {
         EXPECT_EQ(r.format, body.find("inputs") != std::string::npos ? PredictRequest::Format::Columnar
                                                                      : PredictRequest::Format::Row);
     }
+}
+
+// The common body takes a fast path (straight from text to floats); a body the fast path leaves to
+// the full decoder (here: the same body with "signature_name" after the instances) must give the
+// same floats bit for bit, whatever form the numbers take.
+TEST(PredictRequest, TheFastPathReadsEveryNumberAsTheFullDecoderDoes) {
+    std::vector<std::string> numbers = {"0", "-0", "0.0", "-0.0", "1", "-1", "255", "1e3", "1E-3", "-2.5e+2",
+                                        "0.1", "3.4028234663852886e38", "-3.4028234e38", "1e-45", "1.4e-45", "7e-46",
+                                        "1.17549435e-38", "123456789012345678901234567890", "9007199254740993",
+                                        "-9223372036854775809", "18446744073709551615", "0.30000000000000004",
+                                        "16777217", "1.00000005960464477539", "2.5000000000000001e-1"};
+    std::mt19937_64 rng(7);
+    for (int i = 0; i < 2000; ++i) {  // random decimals, as a client's float formatter writes them
+        char text[64];
+        const double v = std::ldexp(static_cast<double>(rng() >> 11) / 9007199254740992.0, static_cast<int>(rng() % 200) - 100);
+        std::snprintf(text, sizeof text, i % 2 ? "%.9g" : "%.17g", i % 3 ? v : -v);
+        numbers.push_back(text);
+    }
+    for (size_t at = 0; at + 4 <= numbers.size(); at += 4) {
+        const std::string instance = "[" + numbers[at] + ", " + numbers[at + 1] + ",\n " + numbers[at + 2] + "," +
+                                     numbers[at + 3] + "]";
+        const std::string fast = "{\"instances\": [" + instance + "]}";
+        const std::string full = "{\"instances\": [" + instance + "], \"signature_name\": \"serving_default\"}";
+        PredictRequest a, b;
+        ASSERT_EQ(decode(fast, a), "") << fast;
+        ASSERT_EQ(decode(full, b), "") << full;
+        ASSERT_EQ(a.data.size(), 4u);
+        ASSERT_EQ(b.data.size(), 4u);
+        EXPECT_EQ(std::memcmp(a.data.data(), b.data.data(), 4 * sizeof(float)), 0) << instance;
+        EXPECT_EQ(a.size, 1);
+    }
+}
+
+TEST(PredictRequest, WhatTheFastPathLeavesIsStillRefusedByName) {
+    PredictRequest r;
+    EXPECT_NE(decode(R"({"instances": [[1,2,3,01]]})", r), "") << "a leading zero is not JSON";
+    EXPECT_NE(decode(R"({"instances": [[1,2,3,1.]]})", r), "");
+    EXPECT_NE(decode(R"({"instances": [[1,2,3,+1]]})", r), "");
+    EXPECT_NE(decode(R"({"instances": [[1,2,3,inf]]})", r), "");
+    EXPECT_NE(decode(R"({"instances": [[1,2,3,0x10]]})", r), "");
+    EXPECT_EQ(decode(R"({"instances": [[1,2,3,1e39]]})", r), "instances[0][3]: 1e39 is outside the float range");
+    EXPECT_EQ(decode(R"({"instances": [[1,2,3]]})", r), "instances[0]: expected 4 numbers, got 3");
+    EXPECT_NE(decode(R"({"instances": [[1,2,3,4]]} x)", r), "") << "trailing bytes";
+    EXPECT_NE(decode(R"({"instances": [[1,2,3,4]]})", r, {4}, 0), "") << "more instances than allowed";
 }
 
 TEST(PredictRequest, NestedExampleShapesAreCheckedLevelByLevel) {
