@@ -4,6 +4,7 @@
 #include <memory>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include "engine/device/cpudevice.h"
 #include "engine/graph/graphpasses.h"
@@ -14,18 +15,31 @@ namespace trainbench::app {
 
 namespace {
 
-engine::inference::CompileOptions compileOptions(int64_t maxBatch) {
+engine::inference::CompileOptions compileOptions(int64_t maxBatch, size_t plans) {
     engine::inference::CompileOptions o;
     o.max_batch = std::max(o.max_batch, maxBatch);
+    o.max_plans = plans;  // one per size of the ladder: none is ever evicted and built again
     return o;
 }
 
-// Compiled is CompiledGraph or Int8CompiledGraph: made from (model, device, options), run(x, n, out).
+// Compiled is CompiledGraph or Int8CompiledGraph: made from (model, device, options), run(x, n, out),
+// prepare(n). A batch runs at the next size of planSizes() (padded with copies of its first
+// example, whose answers are dropped), so an instance builds at most that many plans whatever
+// batch sizes the dynamic batcher forms — without it, batches of every size from 1 to
+// max_batch_size would keep evicting and rebuilding plans, milliseconds each, in the tail.
 template <typename Compiled, typename Model>
 class GraphInstance final : public engine::serving::ModelInstance {
 public:
-    GraphInstance(const Model& model, int threads, int64_t maxBatch)
-        : device_(threads), compiled_(model, device_, compileOptions(maxBatch)) {}
+    GraphInstance(const Model& model, int threads, int64_t maxBatch, int64_t exampleSize, int64_t outputs)
+        : sizes_(planSizes(maxBatch)),
+          device_(threads),
+          compiled_(model, device_, compileOptions(sizes_.back(), sizes_.size())),
+          exampleSize_(exampleSize),
+          outputs_(outputs) {
+        // The sizes a server at low load runs are ready before the first request.
+        for (int64_t n : sizes_)
+            if (n <= 8) compiled_.prepare(n);
+    }
 
     void predict(const float* x, int64_t n, float* out) override {
         // The instance is made on the starting thread and run on a batch thread (one at a time, but
@@ -34,14 +48,31 @@ public:
             device_.bindThreads();
             boundTo_ = std::this_thread::get_id();
         }
-        compiled_.run(x, n, out);
+        const int64_t padded = *std::lower_bound(sizes_.begin(), sizes_.end(), std::min(n, sizes_.back()));
+        if (padded == n) return compiled_.run(x, n, out);
+        if (n > padded) throw std::invalid_argument("a batch of " + std::to_string(n) + " is above the largest planned size");
+        in_.resize(static_cast<size_t>(padded * exampleSize_));
+        std::copy(x, x + n * exampleSize_, in_.begin());
+        for (int64_t i = n; i < padded; ++i) std::copy(x, x + exampleSize_, in_.begin() + i * exampleSize_);
+        out_.resize(static_cast<size_t>(padded * outputs_));
+        compiled_.run(in_.data(), padded, out_.data());
+        std::copy(out_.begin(), out_.begin() + n * outputs_, out);
     }
 
 private:
+    std::vector<int64_t> sizes_;
     engine::CpuDevice device_;
     Compiled compiled_;
+    int64_t exampleSize_, outputs_;
+    std::vector<float> in_, out_;  // padded batches
     std::thread::id boundTo_;
 };
+
+int64_t exampleSizeOf(const engine::graph::Graph& g) {
+    int64_t n = 1;
+    for (int64_t d : g.sample_shape) n *= d;
+    return n;
+}
 
 void checkOptions(const GraphServableOptions& options) {
     if (options.name.empty()) throw std::invalid_argument("the model name must not be empty");
@@ -51,6 +82,17 @@ void checkOptions(const GraphServableOptions& options) {
 }
 
 }  // namespace
+
+std::vector<int64_t> planSizes(int64_t maxBatch) {
+    if (maxBatch < 1) throw std::invalid_argument("the largest batch must be at least 1, got " + std::to_string(maxBatch));
+    std::vector<int64_t> sizes;
+    for (int64_t n = 1; n <= std::min<int64_t>(8, maxBatch); ++n) sizes.push_back(n);
+    for (int64_t n = 8; n < maxBatch;) {
+        n = std::min(maxBatch, (n * 5 / 4 + 3) / 4 * 4);  // +25 %, a multiple of 4
+        sizes.push_back(n);
+    }
+    return sizes;
+}
 
 engine::serving::Servable graphServable(const engine::graph::Graph& graph, const GraphServableOptions& options) {
     checkOptions(options);
@@ -63,8 +105,8 @@ engine::serving::Servable graphServable(const engine::graph::Graph& graph, const
     const int threads = options.threads_per_instance;
     const int64_t maxBatch = options.max_batch;
     s.newInstance = [optimized, threads, maxBatch]() -> std::unique_ptr<engine::serving::ModelInstance> {
-        return std::make_unique<GraphInstance<engine::inference::CompiledGraph, engine::graph::Graph>>(*optimized, threads,
-                                                                                                        maxBatch);
+        return std::make_unique<GraphInstance<engine::inference::CompiledGraph, engine::graph::Graph>>(
+            *optimized, threads, maxBatch, exampleSizeOf(*optimized), optimized->classes);
     };
     return s;
 }
@@ -81,7 +123,7 @@ engine::serving::Servable int8Servable(const engine::inference::QuantizedGraph& 
     const int64_t maxBatch = options.max_batch;
     s.newInstance = [model, threads, maxBatch]() -> std::unique_ptr<engine::serving::ModelInstance> {
         return std::make_unique<GraphInstance<engine::inference::Int8CompiledGraph, engine::inference::QuantizedGraph>>(
-            *model, threads, maxBatch);
+            *model, threads, maxBatch, exampleSizeOf(model->graph), model->graph.classes);
     };
     return s;
 }

@@ -3,7 +3,9 @@
 // instance is a CompiledGraph of its own (oneDNN fp32, engine/inference/compiledgraph.h) on a
 // CpuDevice with the instance's thread budget. Lives in app/ because engine/serving must not know
 // graphs and engine/inference must not know the server.
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "engine/graph/graph.h"
 #include "engine/inference/quantizedgraph.h"
@@ -23,6 +25,11 @@ struct GraphServableOptions {
 // input scaling is applied by the compiled graph. Answers are the logits, one per class.
 // std::invalid_argument for an empty name or a thread budget below 0.
 engine::serving::Servable graphServable(const engine::graph::Graph& graph, const GraphServableOptions& options);
+
+// The batch sizes an instance compiles plans for, up to `maxBatch`: 1 to 8, then about +25 % a step
+// (multiples of 4), then maxBatch — 30 sizes for 1000. A batch runs at the next of them, padded; so
+// at most 25 % of a batch's work is padding, and the plans are built once each.
+std::vector<int64_t> planSizes(int64_t maxBatch);
 
 // The same model in int8: each instance an Int8CompiledGraph of `quantized` (engine/inference/
 // calibration.h's quantizeGraph made it). Same input (stored pixels) and answers (fp32 logits).

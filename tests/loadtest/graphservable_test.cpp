@@ -101,6 +101,26 @@ TEST_F(GraphServableTest, ServedPredictionsAreTheCompiledGraphsForTheSameExample
     server.stop();
 }
 
+// An instance compiles a plan per size of this ladder and pads each batch up to the next one:
+// bounded plans, at most a quarter of a batch's work padding. (The test above sends 11 examples,
+// run as 12.)
+TEST(GraphServable, PlanSizesClimbByAQuarterAtMostAndEndAtTheLargestBatch) {
+    EXPECT_EQ(app::planSizes(1), (std::vector<int64_t>{1}));
+    EXPECT_EQ(app::planSizes(6), (std::vector<int64_t>{1, 2, 3, 4, 5, 6}));
+    EXPECT_EQ(app::planSizes(32), (std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 20, 28, 32}));
+    for (int64_t maxBatch : {9, 64, 1000, 65536}) {
+        const std::vector<int64_t> sizes = app::planSizes(maxBatch);
+        EXPECT_EQ(sizes.back(), maxBatch);
+        EXPECT_LE(sizes.size(), 60u) << maxBatch;
+        for (size_t i = 8; i < sizes.size(); ++i) {
+            EXPECT_GT(sizes[i], sizes[i - 1]);
+            // The largest batch padded up to sizes[i] is sizes[i - 1] + 1: padding <= 25 % of the work.
+            EXPECT_LE(sizes[i] - (sizes[i - 1] + 1), sizes[i] / 4 + 3) << maxBatch << " at " << sizes[i];
+        }
+    }
+    EXPECT_THROW(app::planSizes(0), std::invalid_argument);
+}
+
 TEST(GraphServable, AnEmptyNameOrANegativeThreadBudgetIsRefused) {
     engine::graph::Graph g;
     EXPECT_THROW(app::graphServable(g, {"", 1, 8}), std::invalid_argument);
