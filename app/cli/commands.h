@@ -94,8 +94,12 @@ struct PlanServingArgs {
     int64_t queries = 20000;
     int top = 10;
     bool json = false;
+    std::string measure;   // MODEL (a run of db): also measure this host's configurations with real load tests
+    std::string db;
+    std::string probe = "2s";  // each measured configuration's minimum duration
 };
-int planServingCommand(const PlanServingArgs& args);
+class StopSignals;
+int planServingCommand(const PlanServingArgs& args, const StopSignals& signals);
 
 int runsCommand(const std::string& db, const std::string& status, int limit);
 

@@ -172,6 +172,11 @@ int main(int argc, char** argv) {
     planServingCmd->add_option("--top", planServing.top, "Rows shown (default 10)")->check(CLI::Range(1, 100000));
     planServingCmd->add_option("--set", planServing.overrides, "Override a key (repeatable)")->allow_extra_args(false);
     planServingCmd->add_flag("--json", planServing.json, "JSON instead of tables");
+    planServingCmd->add_option("--measure", planServing.measure,
+                               "MODEL (a run id or name): also measure this host's configurations with real load tests "
+                               "(recorded as runs of kind serve)");
+    planServingCmd->add_option("--db", planServing.db, "Run store of --measure's MODEL and its load tests")->default_str(defaultDb);
+    planServingCmd->add_option("--probe", planServing.probe, "--measure: each configuration's minimum duration (default 2s)");
 
     std::string validateFile;
     std::vector<std::string> validateOverrides;
@@ -328,6 +333,9 @@ int main(int argc, char** argv) {
     if (report.db.empty()) report.db = defaultDb;
     if (tta.db.empty()) tta.db = defaultDb;
     if (predict.db.empty()) predict.db = defaultDb;
+    if (serve.db.empty()) serve.db = defaultDb;
+    if (loadtest.db.empty()) loadtest.db = defaultDb;
+    if (planServing.db.empty()) planServing.db = defaultDb;
     if (plan.db.empty()) plan.db = defaultDb;
 
     if (*runCmd) return cli::runCommand(run, signals);
@@ -343,7 +351,7 @@ int main(int argc, char** argv) {
     if (*predictCmd) return cli::predictCommand(predict, signals);
     if (*serveCmd) return cli::serveCommand(serve, signals);
     if (*loadtestCmd) return cli::loadtestCommand(loadtest, signals);
-    if (*planServingCmd) return cli::planServingCommand(planServing);
+    if (*planServingCmd) return cli::planServingCommand(planServing, signals);
     if (*validateCmd) return cli::validateCommand(validateFile, validateOverrides);
     if (*estimateCmd && estimateInference)
         return cli::inferenceEstimateCommand(

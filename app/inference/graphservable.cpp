@@ -35,11 +35,7 @@ public:
           device_(threads),
           compiled_(model, device_, compileOptions(sizes_.back(), sizes_.size())),
           exampleSize_(exampleSize),
-          outputs_(outputs) {
-        // The sizes a server at low load runs are ready before the first request.
-        for (int64_t n : sizes_)
-            if (n <= 8) compiled_.prepare(n);
-    }
+          outputs_(outputs) {}
 
     void predict(const float* x, int64_t n, float* out) override {
         // The instance is made on the starting thread and run on a batch thread (one at a time, but
@@ -47,6 +43,13 @@ public:
         if (std::this_thread::get_id() != boundTo_) {
             device_.bindThreads();
             boundTo_ = std::this_thread::get_id();
+        }
+        if (!warm_) {
+            // The sizes a server at low load runs, built together on the first call (on a batch
+            // thread, with its thread budget: a plan built elsewhere would not run here).
+            for (int64_t size : sizes_)
+                if (size <= 8) compiled_.prepare(size);
+            warm_ = true;
         }
         const int64_t padded = *std::lower_bound(sizes_.begin(), sizes_.end(), std::min(n, sizes_.back()));
         if (padded == n) return compiled_.run(x, n, out);
@@ -66,6 +69,7 @@ private:
     int64_t exampleSize_, outputs_;
     std::vector<float> in_, out_;  // padded batches
     std::thread::id boundTo_;
+    bool warm_ = false;
 };
 
 int64_t exampleSizeOf(const engine::graph::Graph& g) {

@@ -140,9 +140,11 @@ private:
             case OpKind::Add: {
                 const memory b = as(values_.at(node.inputs[1]), x.get_desc());
                 dnnl::binary::primitive_desc pd({dnnl::algorithm::binary_add, x.get_desc(), b.get_desc(), x.get_desc()},
-                                                reluAttr(node.fused_relu), eng_);
+                                                inferenceAttr(node.fused_relu), eng_);
                 const memory& dst = buffer(pd.dst_desc());
-                step(dnnl::binary(pd), {{DNNL_ARG_SRC_0, x}, {DNNL_ARG_SRC_1, b}, {DNNL_ARG_DST, dst}});
+                std::unordered_map<int, memory> args{{DNNL_ARG_SRC_0, x}, {DNNL_ARG_SRC_1, b}, {DNNL_ARG_DST, dst}};
+                if (pd.scratchpad_desc().get_size() > 0) args[DNNL_ARG_SCRATCHPAD] = buffer(pd.scratchpad_desc());
+                step(dnnl::binary(pd), std::move(args));
                 return dst;
             }
         }
@@ -158,7 +160,7 @@ private:
         dnnl::convolution_forward::primitive_desc pd(
             {prop_kind::forward_inference, dnnl::algorithm::convolution_direct, anyDesc(x.get_desc().dims()),
              anyDesc(wDims), biasMd, anyDesc(out), stride, pad, pad},
-            reluAttr(node.fused_relu), eng_);
+            inferenceAttr(node.fused_relu), eng_);
         return weighted<dnnl::convolution_forward>(node, node.inputs[1], x, pd);
     }
 
@@ -172,8 +174,17 @@ private:
         std::unordered_map<int, memory> args{
             {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights_.get(weight, pd.weights_desc())}, {DNNL_ARG_DST, dst}};
         if (node.inputs.size() == 3) args[DNNL_ARG_BIAS] = weights_.get(node.inputs[2], pd.bias_desc());
+        if (pd.scratchpad_desc().get_size() > 0) args[DNNL_ARG_SCRATCHPAD] = buffer(pd.scratchpad_desc());
         step(Primitive(pd), std::move(args));
         return dst;
+    }
+    // Fused ReLU, and the scratchpad from the plan (scratchpad_mode::user): in oneDNN's default
+    // (library) mode a primitive's scratchpad belongs to the thread that created it, and a served
+    // model's instance runs on whichever batch thread takes it (int8's convolutions failed so).
+    static dnnl::primitive_attr inferenceAttr(bool relu) {
+        dnnl::primitive_attr attr = reluAttr(relu);
+        attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+        return attr;
     }
 
     memory gemm(const Node& node, const memory& x, const Dims& out) {
@@ -197,9 +208,9 @@ private:
             node.inputs.size() == 3
                 ? dnnl::inner_product_forward::primitive_desc(
                       {prop_kind::forward_inference, src, anyDesc(wDims), anyDesc({out[1]}), anyDesc(out)},
-                      reluAttr(node.fused_relu), eng_)
+                      inferenceAttr(node.fused_relu), eng_)
                 : dnnl::inner_product_forward::primitive_desc(
-                      {prop_kind::forward_inference, src, anyDesc(wDims), anyDesc(out)}, reluAttr(node.fused_relu), eng_);
+                      {prop_kind::forward_inference, src, anyDesc(wDims), anyDesc(out)}, inferenceAttr(node.fused_relu), eng_);
         return weighted<dnnl::inner_product_forward>(node, weight, in, pd);
     }
 

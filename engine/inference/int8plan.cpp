@@ -43,10 +43,10 @@ public:
         s.input = memory(Tensor::plainDesc(batchDims(g_.sample_shape)), eng_, DNNL_MEMORY_NONE);
         const ActivationQuant& a = q_.activations.at(g_.input);
         const memory dst = buffer(plainOf(batchDims(g_.sample_shape), a.is_unsigned ? dt::u8 : dt::s8));
-        dnnl::primitive_attr attr;
+        dnnl::primitive_attr attr = userScratchpad();
         attr.set_output_scales(0, {g_.metadata.input_scale / a.scale});
         dnnl::reorder::primitive_desc pd(eng_, s.input.get_desc(), eng_, dst.get_desc(), attr);
-        step(dnnl::reorder(pd), {{DNNL_ARG_FROM, s.input}, {DNNL_ARG_TO, dst}});
+        step(dnnl::reorder(pd), withScratch(pd, {{DNNL_ARG_FROM, s.input}, {DNNL_ARG_TO, dst}}));
         values_[g_.input] = {dst, a};
     }
 
@@ -73,10 +73,10 @@ public:
             from = as(from, plainOf(from.get_desc().dims(), from.get_desc().data_type()));
             from = memory(plainOf(wanted.dims(), from.get_desc().data_type()), eng_, from.get_data_handle());
         }
-        dnnl::primitive_attr attr;
+        dnnl::primitive_attr attr = userScratchpad();
         if (from.get_desc().data_type() != dt::f32) attr.set_output_scales(0, {held.quant.scale});
         dnnl::reorder::primitive_desc pd(eng_, from.get_desc(), eng_, wanted, attr);
-        step(dnnl::reorder(pd), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, s.output}});
+        step(dnnl::reorder(pd), withScratch(pd, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, s.output}}));
     }
 
 private:
@@ -95,8 +95,24 @@ private:
     memory as(const memory& value, const memory::desc& wanted) {
         if (value.get_desc() == wanted) return value;
         const memory dst = buffer(wanted);
-        step(dnnl::reorder(value, dst), {{DNNL_ARG_FROM, value}, {DNNL_ARG_TO, dst}});
+        dnnl::reorder::primitive_desc pd(eng_, value.get_desc(), eng_, wanted, userScratchpad());
+        step(dnnl::reorder(pd), withScratch(pd, {{DNNL_ARG_FROM, value}, {DNNL_ARG_TO, dst}}));
         return dst;
+    }
+    // Every primitive gets its scratchpad from the plan (scratchpad_mode::user): in oneDNN's default
+    // (library) mode the scratchpad belongs to the thread that created the primitive, and an int8
+    // convolution or inner product created on one thread fails ("could not execute a primitive")
+    // when a server's instance later runs on another batch thread.
+    static dnnl::primitive_attr userScratchpad() {
+        dnnl::primitive_attr attr;
+        attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+        return attr;
+    }
+    template <typename PrimitiveDesc>
+    std::unordered_map<int, memory> withScratch(const PrimitiveDesc& pd, std::unordered_map<int, memory> args) {
+        const memory::desc md = pd.scratchpad_desc();
+        if (md.get_size() > 0) args[DNNL_ARG_SCRATCHPAD] = buffer(md);
+        return args;
     }
 
     // How an op's output is written: fp32 when it is the logits (read by nothing else), else in
@@ -138,7 +154,7 @@ private:
         const QuantizedWeight& w = q_.weights.at(node.inputs[1]);
         std::vector<float> scales(w.scales.size());
         for (size_t c = 0; c < scales.size(); ++c) scales[c] = x.quant.scale * w.scales[c] / y.scale;
-        dnnl::primitive_attr attr;
+        dnnl::primitive_attr attr = userScratchpad();
         attr.set_output_scales(1 << 1, scales);
         attr.set_post_ops(postOps(node, logits, y));
         const dt outType = logits ? dt::f32 : typeOf(y);
@@ -175,7 +191,7 @@ private:
             {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights_.weight(node.inputs[1], pd.weights_desc())}, {DNNL_ARG_DST, dst}};
         if (node.inputs.size() == 3)
             args[DNNL_ARG_BIAS] = weights_.bias(node.inputs[2], node.inputs[1], x.quant.scale, pd.bias_desc());
-        step(Primitive(pd), std::move(args));
+        step(Primitive(pd), withScratch(pd, std::move(args)));
         return {dst, y};
     }
 
@@ -191,9 +207,9 @@ private:
             {prop_kind::forward_inference,
              global ? dnnl::algorithm::pooling_avg_exclude_padding : dnnl::algorithm::pooling_max, x.mem.get_desc(),
              anyOf(out, x.mem.get_desc().data_type()), stride, kernel, pad, pad},
-            eng_);
+            userScratchpad(), eng_);
         const memory dst = buffer(pd.dst_desc());
-        step(dnnl::pooling_forward(pd), {{DNNL_ARG_SRC, x.mem}, {DNNL_ARG_DST, dst}});
+        step(dnnl::pooling_forward(pd), withScratch(pd, {{DNNL_ARG_SRC, x.mem}, {DNNL_ARG_DST, dst}}));
         return {dst, x.quant};
     }
 
@@ -215,14 +231,14 @@ private:
         const bool logits = writesLogits(node);
         const ActivationQuant y = logits ? ActivationQuant{1.0f, false, 0} : q_.activations.at(node.output);
         const memory bm = as(b.mem, retyped(a.mem.get_desc(), b.mem.get_desc().data_type()));
-        dnnl::primitive_attr attr;
+        dnnl::primitive_attr attr = userScratchpad();
         attr.set_scales(DNNL_ARG_SRC_0, 0, {a.quant.scale / y.scale});
         attr.set_scales(DNNL_ARG_SRC_1, 0, {b.quant.scale / y.scale});
         attr.set_post_ops(postOps(node, logits, y));
         const memory::desc dstMd = retyped(a.mem.get_desc(), logits ? dt::f32 : typeOf(y));
         dnnl::binary::primitive_desc pd({dnnl::algorithm::binary_add, a.mem.get_desc(), bm.get_desc(), dstMd}, attr, eng_);
         const memory dst = buffer(pd.dst_desc());
-        step(dnnl::binary(pd), {{DNNL_ARG_SRC_0, a.mem}, {DNNL_ARG_SRC_1, bm}, {DNNL_ARG_DST, dst}});
+        step(dnnl::binary(pd), withScratch(pd, {{DNNL_ARG_SRC_0, a.mem}, {DNNL_ARG_SRC_1, bm}, {DNNL_ARG_DST, dst}}));
         return {dst, y};
     }
 

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <thread>
 
 #include "engine/graph/graphpasses.h"
 #include "engine/inference/calibration.h"
@@ -73,6 +74,46 @@ TEST_P(Int8MatchesFp32, LogitsCloseAtBatches1_7_256AndWeightsSmaller) {
                     static_cast<long long>(n), err);
     }
     EXPECT_EQ(int8.planCount(), 3u);
+}
+
+// A served model's instance runs on whichever batch thread takes it: plans built on one thread must
+// run on another and give the same logits (oneDNN's default scratchpad belongs to the thread that
+// created a primitive; the plans give each primitive its own: "could not execute a primitive" before).
+TEST(Int8CompiledGraph, APlanBuiltOnOneThreadRunsOnAnother) {
+    for (const char* name : {"mlp", "cnn"}) {
+        CpuDevice dev(1);
+        const ModelSpec spec = preset(name);
+        Model m(spec, {1, 28, 28}, 10, dev, 21);
+        graph::Graph g = graphOf(m, spec);
+        g.metadata.input_scale = 1.0f / 255.0f;
+        const std::vector<float> calibration = pixels(64, 9);
+        CalibrationOptions options;
+        options.batches = 2;
+        options.batch_size = 32;
+        const inference::QuantizedGraph q = quantizeGraph(g, calibration.data(), 64, options);
+        Int8CompiledGraph int8(q, dev);
+        inference::CompiledGraph fp32(graph::optimizeForInference(g), dev);
+        const auto x = pixels(3, 5);
+        std::vector<float> here8, here32, there8, there32;
+        std::thread([&] {
+            dev.bindThreads();
+            here8 = logitsOf(int8, x, 3);
+            here32 = logitsOf(fp32, x, 3);
+        }).join();
+        std::string error;
+        std::thread([&] {
+            dev.bindThreads();
+            try {
+                there8 = logitsOf(int8, x, 3);
+                there32 = logitsOf(fp32, x, 3);
+            } catch (const std::exception& e) {
+                error = e.what();
+            }
+        }).join();
+        EXPECT_EQ(error, "") << name;
+        EXPECT_EQ(there8, here8) << name;
+        EXPECT_EQ(there32, here32) << name;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, Int8MatchesFp32,

@@ -278,6 +278,31 @@ TEST_F(CliServe, AQueueBoundLoadTestsActionIsANewLoadTestWithTheShorterTimeout) 
     EXPECT_LT(*after[0].p50_ms, *before[0].p50_ms) << "a quarter of the window to wait";
 }
 
+// plan-serving's estimates leave this host out; --measure serves the run on it in TF Serving's CPU
+// configurations and measures each with a real load test, recorded in the store.
+TEST_F(CliServe, PlanServingMeasuresThisHostsConfigurationsWithRealLoadTests) {
+    const size_t before = profiler::RunStore::open(db_, profiler::OpenMode::ReadOnly).listRuns().size();
+    const auto plan = runCli({"plan-serving", std::string(TRAINBENCH_SOURCE_DIR) + "/experiments/fmnist-mlp.json", "--qps",
+                              "50", "--p99", "200ms", "--precision", "fp32", "--measure", "source", "--db", db_,
+                              "--probe", "500ms"},
+                             tmp_->path);
+    ASSERT_EQ(plan.exitCode, 0) << plan.err << plan.out;
+    EXPECT_NE(plan.out.find("measured on this host (cpu-host"), std::string::npos) << plan.out;
+    EXPECT_NE(plan.out.find("batching, timeout 0"), std::string::npos) << plan.out;
+    EXPECT_EQ(plan.out.find("cpu-host: not planned"), std::string::npos) << plan.out;
+    auto store = profiler::RunStore::open(db_, profiler::OpenMode::ReadOnly);
+    const auto runs = store.listRuns();
+    ASSERT_EQ(runs.size(), before + 4) << "one load test per configuration";
+    for (size_t i = 0; i < 4; ++i) {
+        EXPECT_EQ(runs[i].kind, "serve");
+        const auto points = store.loadTestPoints(runs[i].id);
+        ASSERT_EQ(points.size(), 1u);
+        EXPECT_EQ(points[0].scenario, "server");
+        EXPECT_EQ(points[0].errors, 0);
+        EXPECT_NEAR(points[0].achieved_qps, 50, 5) << "a 2-core host answers 50 QPS of W1";
+    }
+}
+
 TEST_F(CliServe, LoadtestOfAUrlWithNothingThereFailsNamingTheAddress) {
     // Port 1: nothing listens there (a privileged port no test binds).
     const auto lt = runCli({"loadtest", "http://127.0.0.1:1/v1/models/x", "--db", db_, "--examples", kTestImages,
