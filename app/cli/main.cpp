@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
     cli::PredictArgs predict;
     auto* predictCmd = app.add_subcommand(
         "predict", "Predict a data split with a stored run's model; write the predictions and record a prediction run");
-    predictCmd->add_option("model", predict.model, "MODEL: a run id or name whose checkpoint to use")->required();
+    predictCmd->add_option("model", predict.model, "MODEL: a run id or name whose checkpoint to use, or an .onnx file (then say --set data.dataset=...)")->required();
     predictCmd->add_option("--db", predict.db, "Run store (SQLite file)")->default_str(defaultDb);
     predictCmd->add_option("-o,--out", predict.out, "Predictions file: FILE.csv or FILE.tfrecord")->required();
     predictCmd->add_option("--split", predict.split, "Which split of the data to predict: test or train (default test)")
@@ -93,6 +93,16 @@ int main(int argc, char** argv) {
     predictCmd->add_option("--replicas", predict.replicas, "Replica processes, each predicting a shard into FILE-0000i-of-0000N")
         ->check(CLI::Range(1, 256));
     predictCmd->add_option("--replica", predict.replica, "Internal: run as replica I/N of a --replicas prediction")->group("");
+    cli::ExportModelArgs exportModel;
+    exportModel.db = defaultDb;
+    auto* exportModelCmd = app.add_subcommand(
+        "export-model", "Write a run's model (or an ONNX file's) as an ONNX file, as trained or folded for inference");
+    exportModelCmd->add_option("model", exportModel.model, "MODEL: a run id or name whose checkpoint to export, or an .onnx file")
+        ->required();
+    exportModelCmd->add_option("-o,--output", exportModel.output, "The ONNX file to write: FILE.onnx")->required();
+    exportModelCmd->add_flag("--folded", exportModel.folded, "Batch norm folded into the layer before it and ReLUs fused");
+    exportModelCmd->add_option("--db", exportModel.db, "Run store (SQLite file)")->default_str(defaultDb);
+
     cli::PlanServingArgs planServing;
     auto* planServingCmd = app.add_subcommand(
         "plan-serving", "Rank serving configurations (device x instances x batch x timeout x precision) by cost per "
@@ -278,6 +288,7 @@ int main(int argc, char** argv) {
         return cli::launchScriptCommand(ls);
     }
     if (*predictCmd) return cli::predictCommand(predict, signals);
+    if (*exportModelCmd) return cli::exportModelCommand(exportModel);
     if (*planServingCmd) return cli::planServingCommand(planServing);
     if (*validateCmd) return cli::validateCommand(validateFile, validateOverrides);
     if (*estimateCmd && estimateInference)
