@@ -8,6 +8,7 @@
 
 #include "app/cli/applyprediction.h"
 #include "app/experiment/actionexperiment.h"
+#include "app/predict/predictrun.h"
 #include "app/quote/quote.h"
 #include "app/run/exitcodes.h"
 #include "profiler/store/runattributes.h"
@@ -49,13 +50,22 @@ std::optional<PredictArgs> predictionForAction(profiler::RunStore& store, const 
     if (attrs.count(runattr::kPredictReplicas)) p.replicas = std::stoi(attrs[runattr::kPredictReplicas]);
     const std::filesystem::path out(attrs[runattr::kPredictOutput]);
     p.out = (out.parent_path() / (out.stem().string() + "-action" + std::to_string(number) + out.extension().string())).string();
-    // The prediction's own data settings (what it changed from the source run's), then the action's.
+    // The prediction's own data settings (what it changed from the source run's, or for an ONNX
+    // model, which has no data, from the defaults), then the action's.
     std::map<std::string, nlohmann::json> data;
-    const auto source = store.run(profiler::RunId{std::stoll(p.model)});
+    nlohmann::json before = nlohmann::json::object();
+    // predict.source_run is the source run's id, or the ONNX file's path.
+    const bool fromRun = !p.model.empty() && p.model.find_first_not_of("0123456789") == std::string::npos;
+    if (!fromRun) {
+        before = app::onnxPredictionExperiment(p.model, {}).resolved.value("data", before);
+    } else if (const auto source = store.run(profiler::RunId{std::stoll(p.model)})) {
+        before = nlohmann::json::parse(source->config_json).value("data", before);
+    }
     const nlohmann::json recorded = nlohmann::json::parse(run.config_json);
-    differences(source ? nlohmann::json::parse(source->config_json).value("data", nlohmann::json::object())
-                       : nlohmann::json::object(),
-                recorded.value("data", nlohmann::json::object()), "data", data);
+    differences(before, recorded.value("data", nlohmann::json::object()), "data", data);
+    // A prediction with an ONNX model must say which data, even the default's.
+    if (!fromRun && recorded.contains("data") && recorded["data"].contains("dataset"))
+        data["data.dataset"] = recorded["data"]["dataset"];
     for (const profiler::Change& c : action.changes) {
         if (c.key == "train.batch_size" && c.to.is_number_integer()) p.batch_size = c.to.get<int64_t>();
         else if (c.key.rfind("data.", 0) == 0) data[c.key] = c.to;

@@ -71,6 +71,14 @@ struct PredictArgs {
     std::string replica;  // "I/N": this process is a replica of a --replicas run (internal)
 };
 int predictCommand(const PredictArgs& args, const StopSignals& signals);
+// export-model: MODEL (a run or an ONNX file) written as an ONNX file, as trained or folded (docs/onnx.md).
+struct ExportModelArgs {
+    std::string model;
+    std::string output;   // FILE.onnx
+    bool folded = false;  // batch norm folded and ReLUs fused, as the inference commands run it
+    std::string db;
+};
+int exportModelCommand(const ExportModelArgs& args);
 int validateCommand(const std::string& file, const std::vector<std::string>& overrides);
 // A dry run on the experiment's emulated devices, every sweep point a row; 1 when a point does not fit.
 int estimateCommand(const std::string& file, const std::vector<std::string>& overrides, bool asJson,

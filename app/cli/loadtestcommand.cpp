@@ -302,7 +302,7 @@ int loadtestCommand(const LoadTestArgs& a, const StopSignals& signals) {
             spec.name = !a.name.empty() ? a.name : "loadtest-" + o.target.model;
             nlohmann::json config = settingsJson(o);
             // What `apply` needs to run the load test again with an action's change.
-            config["target"] = model ? std::to_string(model->run.value) : a.target;
+            config["target"] = model && model->run ? std::to_string(model->run->id.value) : a.target;
             config["examples_file"] = a.examples;
             config["examples_limit"] = a.examplesLimit;
             config["example_shape"] = a.exampleShape;
@@ -311,12 +311,12 @@ int loadtestCommand(const LoadTestArgs& a, const StopSignals& signals) {
             if (model) config["server"] = servingArguments(a.serving);
             spec.config_json = config.dump();
             spec.devices = "cpu";
-            if (model) {
-                const app::Experiment& x = model->experiment;
+            if (model) spec.param_count = model->graph.parameterCount();
+            if (model && model->run) {
+                const app::Experiment& x = model->run->experiment;
                 spec.dataset = x.data.dataset;
                 spec.model = x.model.preset.empty() ? "custom(" + std::to_string(x.model.layers.size()) + " layers)"
                                                     : x.model.preset;
-                spec.param_count = model->graph.parameterCount();
                 const app::DevicePlan d = app::planDevices(x);
                 if (!d.spec.id.empty()) spec.device_type = d.spec.id;
                 spec.device_count = 1;
@@ -339,8 +339,11 @@ int loadtestCommand(const LoadTestArgs& a, const StopSignals& signals) {
                 const engine::serving::ServingOptions used = servingOptions(f);
                 const int64_t threads = used.batching.resolved().num_batch_threads;
                 attrs.insert(attrs.end(),
-                             {{runattr::kServeModel, model->description},
-                              {runattr::kServeSourceRun, std::to_string(model->run.value)},
+                             {{runattr::kServeModel, model->run ? "run " + std::to_string(model->run->id.value) + " (" +
+                                                                      model->name + ")"
+                                                                : model->file},
+                              {runattr::kServeSourceRun,
+                               model->run ? std::to_string(model->run->id.value) : model->file},
                               {runattr::kServePrecision, f.precision},
                               {runattr::kServeEnableBatching, f.enableBatching ? "1" : "0"},
                               {runattr::kServeMaxBatchSize, std::to_string(f.maxBatchSize)},

@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
     cli::PredictArgs predict;
     auto* predictCmd = app.add_subcommand(
         "predict", "Predict a data split with a stored run's model; write the predictions and record a prediction run");
-    predictCmd->add_option("model", predict.model, "MODEL: a run id or name whose checkpoint to use")->required();
+    predictCmd->add_option("model", predict.model, "MODEL: a run id or name whose checkpoint to use, or an .onnx file (then say --set data.dataset=...)")->required();
     predictCmd->add_option("--db", predict.db, "Run store (SQLite file)")->default_str(defaultDb);
     predictCmd->add_option("-o,--out", predict.out, "Predictions file: FILE.csv or FILE.tfrecord")->required();
     predictCmd->add_option("--split", predict.split, "Which split of the data to predict: test or train (default test)")
@@ -156,6 +156,16 @@ int main(int argc, char** argv) {
     loadtestCmd->add_option("--name", loadtest.name, "The run's name (default loadtest-NAME)");
     loadtestCmd->add_flag("!--no-record", loadtest.record, "Do not record the load test in the store");
     loadtestCmd->add_flag("-q,--quiet", loadtest.quiet, "Print nothing but errors");
+    cli::ExportModelArgs exportModel;
+    exportModel.db = defaultDb;
+    auto* exportModelCmd = app.add_subcommand(
+        "export-model", "Write a run's model (or an ONNX file's) as an ONNX file, as trained or folded for inference");
+    exportModelCmd->add_option("model", exportModel.model, "MODEL: a run id or name whose checkpoint to export, or an .onnx file")
+        ->required();
+    exportModelCmd->add_option("-o,--output", exportModel.output, "The ONNX file to write: FILE.onnx")->required();
+    exportModelCmd->add_flag("--folded", exportModel.folded, "Batch norm folded into the layer before it and ReLUs fused");
+    exportModelCmd->add_option("--db", exportModel.db, "Run store (SQLite file)")->default_str(defaultDb);
+
     cli::PlanServingArgs planServing;
     auto* planServingCmd = app.add_subcommand(
         "plan-serving", "Rank serving configurations (device x instances x batch x timeout x precision) by cost per "
@@ -352,6 +362,7 @@ int main(int argc, char** argv) {
     if (*serveCmd) return cli::serveCommand(serve, signals);
     if (*loadtestCmd) return cli::loadtestCommand(loadtest, signals);
     if (*planServingCmd) return cli::planServingCommand(planServing, signals);
+    if (*exportModelCmd) return cli::exportModelCommand(exportModel);
     if (*validateCmd) return cli::validateCommand(validateFile, validateOverrides);
     if (*estimateCmd && estimateInference)
         return cli::inferenceEstimateCommand(

@@ -6,6 +6,7 @@
 #include "app/experiment/experimenterror.h"
 #include "app/predict/predictrun.h"
 #include "app/run/exitcodes.h"
+#include "engine/onnx/onnxerror.h"
 #include "engine/util/errors.h"
 #include "profiler/format/numberformat.h"
 #include "profiler/store/storeerror.h"
@@ -45,6 +46,9 @@ int predictCommand(const PredictArgs& args, const StopSignals& signals) {
         std::fprintf(stderr, "predict: %s\n", e.what());
         return kExitUsage;
     } catch (const std::invalid_argument& e) {
+        std::fprintf(stderr, "predict: %s\n", e.what());
+        return kExitUsage;
+    } catch (const engine::onnx::OnnxError& e) {  // MODEL is a file that is not a model we can run
         std::fprintf(stderr, "predict: %s\n", e.what());
         return kExitUsage;
     } catch (const profiler::StoreError& e) {

@@ -10,7 +10,7 @@
 namespace trainbench::app {
 
 std::vector<float> calibrationExamples(const ModelSource& source, int64_t count, uint64_t seed) {
-    const engine::ImageDataset* train = source.data.trainIdx.get();
+    const engine::ImageDataset* train = requireRun(source, "calibration").data.trainIdx.get();
     if (!train)
         throw std::invalid_argument(source.description + ": calibration reads the training set in memory (IDX); "
                                     "this run's data streams");

@@ -1,9 +1,12 @@
 #include "app/inference/modelsource.h"
 
+#include <filesystem>
 #include <stdexcept>
 #include <utility>
 
 #include "engine/graph/servablegraph.h"
+#include "engine/onnx/onnxerror.h"
+#include "engine/onnx/onnximport.h"
 #include "profiler/store/runattributes.h"
 #include "profiler/store/runstore.h"
 #include "profiler/store/storeerror.h"
@@ -22,8 +25,8 @@ StoredRun findRunWithCheckpoint(const std::string& model, const std::string& db)
         profiler::RunStore store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
         std::optional<profiler::RunRow> row = store.findRun(model);
         if (!row)
-            throw std::invalid_argument("MODEL '" + model + "': there is no run '" + model + "' in " + db +
-                                        " (trainbench-cli runs lists them)");
+            throw ModelNotFound("MODEL '" + model + "': there is no run '" + model + "' in " + db +
+                                " (trainbench-cli runs lists them; an ONNX file's name ends in .onnx)");
         for (const auto& [key, value] : store.attributes(row->id))
             if (key == profiler::runattr::kCheckpointPath) return {std::move(*row), value};
         throw std::invalid_argument("MODEL '" + model + "': run " + std::to_string(row->id.value) + " of " + db +
@@ -44,7 +47,9 @@ engine::graph::GraphMetadata metadataFor(const Experiment& experiment) {
     return m;
 }
 
-ModelSource openModel(const std::string& model, const std::string& db) {
+namespace {
+
+ModelSource openRun(const std::string& model, const std::string& db) {
     StoredRun stored = findRunWithCheckpoint(model, db);
     const std::string runName = "run " + std::to_string(stored.row.id.value);
     Experiment x = parseExperiment(stored.row.config_json, runName + " of " + db);
@@ -56,10 +61,55 @@ ModelSource openModel(const std::string& model, const std::string& db) {
     source.classes = data.num_classes;
     source.metadata = metadataFor(x);
     source.metadata.source_run = runName + " (" + stored.row.name + ") of " + db;
-    ModelSource m{engine::graph::loadServableGraph(stored.checkpoint, source), std::move(x), std::move(data),
-                  stored.row.id, source.metadata.source_run + ", checkpoint " + stored.checkpoint,
-                  stored.row.name};
+    ModelSource m;
+    m.graph = engine::graph::loadServableGraph(stored.checkpoint, source);
+    m.run = ModelRun{stored.row.id, std::move(x), std::move(data)};
+    m.description = source.metadata.source_run + ", checkpoint " + stored.checkpoint;
+    m.name = stored.row.name;
     return m;
+}
+
+ModelSource openOnnxFile(const std::string& path) {
+    ModelSource m;
+    m.graph = engine::onnx::readOnnx(path);  // errors name `path` as given
+    m.file = std::filesystem::absolute(path).lexically_normal().string();
+    m.name = std::filesystem::path(path).stem().string();
+    m.description = "ONNX file " + m.file;
+    // readOnnx names the file when the model does not say where it came from.
+    const std::string& from = m.graph.metadata.source_run;
+    if (!from.empty() && from.rfind("ONNX file ", 0) != 0) m.description += " (exported from " + from + ")";
+    return m;
+}
+
+}  // namespace
+
+bool namesOnnxFile(const std::string& model) {
+    const std::string ext = ".onnx";
+    return model.size() > ext.size() && model.compare(model.size() - ext.size(), ext.size(), ext) == 0;
+}
+
+ModelSource openModel(const std::string& model, const std::string& db) {
+    if (namesOnnxFile(model)) return openOnnxFile(model);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(model, ec)) return openRun(model, db);
+    // A file of another name is a model when its bytes parse as one, else MODEL may still be a run
+    // that happens to share its name; when it is neither, both reasons are given.
+    try {
+        return openOnnxFile(model);
+    } catch (const engine::onnx::OnnxError& notOnnx) {
+        try {
+            return openRun(model, db);
+        } catch (const std::invalid_argument& notRun) {
+            throw engine::onnx::OnnxError(std::string(notOnnx.what()) + "; nor is it a run: " + notRun.what());
+        }
+    }
+}
+
+const ModelRun& requireRun(const ModelSource& m, const std::string& what) {
+    if (!m.run)
+        throw std::invalid_argument(what + " needs the model's training data, and " + m.description +
+                                    " has none (an ONNX file holds the model alone): give a run of the store as MODEL");
+    return *m.run;
 }
 
 }  // namespace trainbench::app

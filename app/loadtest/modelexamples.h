@@ -9,7 +9,7 @@
 
 namespace trainbench::app::loadtest {
 
-// std::invalid_argument when the run's test set is empty.
+// std::invalid_argument when the run's test set is empty, or MODEL is an ONNX file (no data).
 ExampleSet modelTestExamples(const ModelSource& source, int64_t limit);
 
 }  // namespace trainbench::app::loadtest

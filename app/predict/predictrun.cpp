@@ -41,11 +41,27 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 Experiment predictionExperiment(const ModelSource& m, const PredictRequest& r) {
     for (const std::string& o : r.overrides)
         if (o.rfind("data.", 0) != 0)
-            throw std::invalid_argument("--set " + o + ": a prediction takes data.* keys only (the model is run " +
-                                        std::to_string(m.run.value) + "'s checkpoint)");
+            throw std::invalid_argument("--set " + o + ": a prediction takes data.* keys only (the model is " +
+                                        m.description + ")");
     std::vector<std::string> overrides = r.overrides;
     overrides.push_back("train.batch_size=" + std::to_string(r.batch_size));
-    return parseExperiment(m.experiment.resolved.dump(), m.experiment.source_path, overrides);
+    if (!m.run) {
+        const bool saysWhich = std::any_of(r.overrides.begin(), r.overrides.end(),
+                                           [](const std::string& o) { return o.rfind("data.dataset=", 0) == 0; });
+        if (!saysWhich)
+            throw std::invalid_argument("MODEL " + m.file + " is an ONNX file: it holds no data to predict; say which with "
+                                        "--set data.dataset=... and the keys that dataset needs (e.g. --set "
+                                        "data.dataset=fashion-mnist --set data.path=/usr/share/datasets/fashion-mnist)");
+        return onnxPredictionExperiment(m.file, overrides);
+    }
+    return parseExperiment(m.run->experiment.resolved.dump(), m.run->experiment.source_path, overrides);
+}
+
+// How the graph takes the pipeline's examples: the pipeline scales pixels as training did (1/255
+// for images, CSV as it is), the graph expects stored values times its scale plus its shift. For a
+// run both scales are the same (the graph then takes its input as it comes).
+void takePipelineInput(engine::graph::Graph& graph, const Experiment& x) {
+    graph.metadata.input_scale /= metadataFor(x).input_scale;
 }
 
 // What every mode needs before the first batch: the model compiled for the pipeline's scaled input,
@@ -61,10 +77,8 @@ Prepared prepare(const PredictRequest& r, int shards, int shard) {
     if (r.batch_size < 1) throw std::invalid_argument("--batch-size must be at least 1");
     ModelSource m = openModel(r.model, r.db);
     Experiment x = predictionExperiment(m, r);
-    // The pipeline scales pixels as training did; the graph then takes its input as it comes.
     engine::graph::Graph graph = engine::graph::optimizeForInference(m.graph);
-    graph.metadata.input_scale = 1.0f;
-    graph.metadata.input_shift = 0.0f;
+    takePipelineInput(graph, x);
     engine::PredictionInput input =
         engine::openPredictionInput(x.data, r.split, r.batch_size, graph.classes, r.log, shards, shard);
     const engine::graph::Dims shape{input.channels, input.height, input.width};
@@ -137,7 +151,7 @@ ShardTotals predictShard(Prepared& p, const PredictRequest& r, int threads, Pred
 profiler::RunSpec specFor(const PredictRequest& r, const Prepared& p, const DevicePlan& d, int threads) {
     const Experiment& x = p.experiment;
     profiler::RunSpec spec;
-    spec.name = !r.name.empty() ? r.name : "predict-" + p.model.experiment.name;
+    spec.name = !r.name.empty() ? r.name : "predict-" + (p.model.run ? p.model.run->experiment.name : p.model.name);
     spec.config_json = x.resolved.dump();
     spec.strategy = "single";
     spec.devices = r.replicas > 1 ? "cpu:" + std::to_string(r.replicas) : "cpu";
@@ -145,7 +159,8 @@ profiler::RunSpec specFor(const PredictRequest& r, const Prepared& p, const Devi
     spec.global_batch = r.batch_size;
     spec.threads = threads;
     spec.dataset = x.data.dataset;
-    spec.model = x.model.preset.empty() ? "custom(" + std::to_string(x.model.layers.size()) + " layers)" : x.model.preset;
+    if (!p.model.run) spec.model = "onnx(" + std::filesystem::path(p.model.file).filename().string() + ")";
+    else spec.model = x.model.preset.empty() ? "custom(" + std::to_string(x.model.layers.size()) + " layers)" : x.model.preset;
     if (!d.spec.id.empty()) spec.device_type = d.spec.id;
     spec.device_count = 1;  // the host: its replicas share it
     spec.price_per_device_hour = d.price_per_device_hour;
@@ -193,7 +208,7 @@ int threadsPerReplica(const PredictRequest& r) {
 }
 
 std::vector<std::pair<std::string, std::string>> startAttributes(const PredictRequest& r, const Prepared& p) {
-    return {{runattr::kPredictSourceRun, std::to_string(p.model.run.value)},
+    return {{runattr::kPredictSourceRun, p.model.run ? std::to_string(p.model.run->id.value) : p.model.file},
             {runattr::kPredictModel, p.model.description},
             {runattr::kPredictSplit, r.split},
             {runattr::kPredictOutput, r.out},
@@ -358,6 +373,14 @@ PredictOutcome predictWithReplicas(const PredictRequest& r) {
 }
 
 }  // namespace
+
+Experiment onnxPredictionExperiment(const std::string& file, const std::vector<std::string>& overrides) {
+    // parseExperiment needs a model; the file is the model, recorded in its place.
+    const nlohmann::json base = {{"name", std::filesystem::path(file).stem().string()}, {"model", {{"preset", "logreg"}}}};
+    Experiment x = parseExperiment(base.dump(), file, overrides);
+    x.resolved["model"] = {{"onnx", file}};
+    return x;
+}
 
 std::string replicaOutput(const std::string& out, int index, int count) {
     const std::filesystem::path p(out);

@@ -10,15 +10,17 @@
 #include <string>
 #include <vector>
 
+#include "app/experiment/experiment.h"
 #include "profiler/store/runid.h"
 #include "profiler/store/runstatus.h"
 
 namespace trainbench::app {
 
 struct PredictRequest {
-    std::string model;                   // MODEL: a run of the store (app/inference/modelsource.h)
+    std::string model;                   // MODEL: a run of the store or an ONNX file (app/inference/modelsource.h)
     std::string db;                      // the store the model's run is in and the prediction run goes to
-    std::vector<std::string> overrides;  // --set data.*: another data source or pipeline than the run's
+    std::vector<std::string> overrides;  // --set data.*: another data source or pipeline than the run's;
+                                         // for an ONNX file (which has no data) data.dataset at least
     std::string split = "test";          // test | train
     std::string out;                     // FILE.csv or FILE.tfrecord
     int64_t batch_size = 256;
@@ -51,6 +53,11 @@ struct PredictOutcome {
 // that cannot be opened, a bad output name); errors while predicting end the run 'failed' with the
 // message, and nothing is left under `out`.
 PredictOutcome runPrediction(const PredictRequest& request);
+
+// The experiment a prediction with the ONNX model `file` runs and records (runs.config_json): the
+// defaults with `overrides` (--set data.*, train.batch_size) on top, and {"onnx": file} as its model.
+// ExperimentError for a bad override.
+Experiment onnxPredictionExperiment(const std::string& file, const std::vector<std::string>& overrides);
 
 // The file replica `index` of `count` writes for `out`: predictions.csv -> predictions-00001-of-00004.csv.
 std::string replicaOutput(const std::string& out, int index, int count);

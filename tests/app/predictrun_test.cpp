@@ -10,9 +10,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "app/inference/modelsource.h"
 #include "app/predict/predictionwriter.h"
@@ -25,6 +28,7 @@
 #include "engine/device/cpudevice.h"
 #include "engine/graph/graphpasses.h"
 #include "engine/inference/compiledgraph.h"
+#include "engine/onnx/onnxexport.h"
 #include "profiler/store/runattributes.h"
 #include "profiler/store/runstore.h"
 #include "tests/app/errorof.h"
@@ -40,6 +44,13 @@ std::vector<std::string> splitCsv(const std::string& line) {
     std::stringstream ss(line);
     for (std::string f; std::getline(ss, f, ',');) out.push_back(f);
     return out;
+}
+
+std::string fileText(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
 }
 
 class PredictRunTest : public ::testing::Test {
@@ -65,7 +76,8 @@ protected:
     // The compiled model's logits for the first n test examples, computed apart from the run.
     static std::vector<float> referenceLogits(int64_t n) {
         const ModelSource m = openModel(std::to_string(source_.value), db_);
-        std::vector<float> raw(m.data.test.x.begin(), m.data.test.x.begin() + n * m.data.test.exampleSize());
+        const engine::EvalSet& test = m.run->data.test;
+        std::vector<float> raw(test.x.begin(), test.x.begin() + n * test.exampleSize());
         for (float& v : raw) v /= m.graph.metadata.input_scale;
         engine::CpuDevice device(1);
         engine::inference::CompiledGraph compiled(engine::graph::optimizeForInference(m.graph), device);
@@ -227,6 +239,51 @@ TEST_F(PredictRunTest, BadRequestsAreRefusedBeforeARunExists) {
     r.model = "no-such-run";
     EXPECT_NE(testing::messageOf([&] { runPrediction(r); }).find("MODEL 'no-such-run'"), std::string::npos);
     EXPECT_FALSE(fs::exists(dir_ / "p.json"));
+}
+
+// The run's model exported to ONNX predicts, from the data the flags name, the same file the run's
+// checkpoint predicts; the prediction run records the file as its model.
+TEST_F(PredictRunTest, AnOnnxModelPredictsWhatItsRunPredicts) {
+    const std::string file = (dir_ / "w1.onnx").string();
+    engine::onnx::writeOnnx(openModel(std::to_string(source_.value), db_).graph, file);
+    const PredictOutcome fromRun = runPrediction(request("from-run.csv"));
+    ASSERT_EQ(fromRun.status, profiler::RunStatus::Completed) << fromRun.message;
+    PredictRequest r = request("from-onnx.csv");
+    r.model = file;
+    r.overrides = {"data.dataset=fashion-mnist"};
+    const PredictOutcome fromFile = runPrediction(r);
+    ASSERT_EQ(fromFile.status, profiler::RunStatus::Completed) << fromFile.message;
+    const std::string a = fileText(dir_ / "from-run.csv"), b = fileText(dir_ / "from-onnx.csv");
+    EXPECT_EQ(std::count(a.begin(), a.end(), '\n'), 10001);
+    EXPECT_TRUE(a == b) << "the predictions differ";
+    EXPECT_EQ(fromFile.accuracy, fromRun.accuracy);
+
+    profiler::RunStore store = profiler::RunStore::open(db_, profiler::OpenMode::ReadOnly);
+    const auto run = store.run(fromFile.id);
+    ASSERT_TRUE(run);
+    EXPECT_EQ(run->name, "predict-w1");
+    EXPECT_EQ(run->model, "onnx(w1.onnx)");
+    const nlohmann::json config = nlohmann::json::parse(run->config_json);
+    EXPECT_EQ(config["model"], (nlohmann::json{{"onnx", file}}));
+    EXPECT_EQ(config["data"]["dataset"], "fashion-mnist");
+    EXPECT_EQ(config["train"]["batch_size"], 128);
+    std::map<std::string, std::string> attrs;
+    for (const auto& [k, v] : store.attributes(fromFile.id)) attrs[k] = v;
+    EXPECT_EQ(attrs[profiler::runattr::kPredictSourceRun], file);
+    EXPECT_NE(attrs[profiler::runattr::kPredictModel].find("ONNX file " + file), std::string::npos);
+}
+
+TEST_F(PredictRunTest, AnOnnxModelWithoutDataFlagsIsRefusedSayingWhatToGive) {
+    const std::string file = (dir_ / "nodata.onnx").string();
+    engine::onnx::writeOnnx(openModel(std::to_string(source_.value), db_).graph, file);
+    PredictRequest r = request("nodata.csv");
+    r.model = file;
+    const std::string e = testing::messageOf([&] { runPrediction(r); });
+    EXPECT_NE(e.find("MODEL " + file + " is an ONNX file: it holds no data to predict"), std::string::npos) << e;
+    EXPECT_NE(e.find("--set data.dataset="), std::string::npos) << e;
+    r.overrides = {"data.storage.preset=hdd"};  // a data key, but not which data
+    EXPECT_NE(testing::messageOf([&] { runPrediction(r); }).find("holds no data"), std::string::npos);
+    EXPECT_FALSE(fs::exists(dir_ / "nodata.csv"));
 }
 
 // Rows of a predictions CSV: (prediction, label) per example.

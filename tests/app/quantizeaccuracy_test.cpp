@@ -49,11 +49,11 @@ TEST(QuantizeAccuracy, Int8KeepsTop1WithinHalfAPointOnTheFullTestSet) {
     for (const std::string preset : {"mlp", "cnn"}) {
         const profiler::RunId id = testing::trainBriefly(dir, db, preset);
         const ModelSource m = openModel(std::to_string(id.value), db);
-        ASSERT_EQ(m.data.test.count, 10000);
+        ASSERT_EQ(m.run->data.test.count, 10000);
         // The test set holds pixels / 255; the graph takes them as stored (k / 255 * 255 rounds to k).
-        std::vector<float> pixels(m.data.test.x.size());
+        std::vector<float> pixels(m.run->data.test.x.size());
         for (size_t i = 0; i < pixels.size(); ++i)
-            pixels[i] = std::nearbyint(m.data.test.x[i] / m.graph.metadata.input_scale);
+            pixels[i] = std::nearbyint(m.run->data.test.x[i] / m.graph.metadata.input_scale);
         CalibrationOptions options;
         options.batches = 4;
         options.batch_size = 64;
@@ -64,7 +64,7 @@ TEST(QuantizeAccuracy, Int8KeepsTop1WithinHalfAPointOnTheFullTestSet) {
         const engine::graph::Graph fp32 = engine::graph::optimizeForInference(m.graph);
         CompiledGraph reference(fp32, device);
         Int8CompiledGraph int8(q, device);
-        const double a32 = accuracy(reference, m.data.test, pixels), a8 = accuracy(int8, m.data.test, pixels);
+        const double a32 = accuracy(reference, m.run->data.test, pixels), a8 = accuracy(int8, m.run->data.test, pixels);
         std::printf("%s: top-1 fp32 %.2f %%, int8 %.2f %% (ISA %s, u8 levels %d); weights %lld -> %lld bytes\n",
                     preset.c_str(), 100 * a32, 100 * a8, effectiveIsa().c_str(), q.calibration.u8_levels,
                     static_cast<long long>(fp32WeightBytes(fp32)), static_cast<long long>(q.weightBytes()));
