@@ -79,9 +79,11 @@ TEST_F(OnnxQuantized, ExportThenImportIsTheSameQuantizedGraphForW1W2AndResnetSma
         ASSERT_EQ(got.size(), want.size());
         EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)), 0);
         EXPECT_EQ(onnx::exportQuantizedOnnx(back.graph, back.record, {"test"}), bytes);
-        // int8 weights: about a quarter of the fp32 file.
+        // int8 weights: W1's and W2's files about a quarter of fp32's (resnet_small's many small
+        // tensors, fp32 biases and per-channel scales weigh more).
         const std::string fp32 = onnx::exportOnnx(q.dequantized(), {"test"});
-        EXPECT_LT(double(bytes.size()), 0.3 * double(fp32.size())) << bytes.size() << " vs " << fp32.size();
+        EXPECT_LT(double(bytes.size()), (std::string(preset) == "resnet_small" ? 0.45 : 0.3) * double(fp32.size()))
+            << bytes.size() << " vs " << fp32.size();
     }
 }
 
@@ -230,6 +232,9 @@ TEST(OnnxQuantizedRefusals, OtherQdqPatternsAreRefusedNamingTheNode) {
         for (::onnx::NodeProto& n : *nodes)
             for (std::string& in : *n.mutable_input())
                 if (in == h + "/dequantized") in = h;
+        auto* inits = m.mutable_graph()->mutable_initializer();
+        for (int i = inits->size() - 1; i >= 0; --i)
+            if (inits->Get(i).name() == h + "/scale" || inits->Get(i).name() == h + "/zero_point") inits->DeleteSubrange(i, 1);
     });
     EXPECT_NE(e.find("node '" + gemm.name + "' (Gemm): its output '" + h + "' is not quantized"), std::string::npos) << e;
 

@@ -15,8 +15,10 @@ checked the same way, and besides: every Conv and Gemm weight is an int8 initial
 output channel (axis 0, zero points 0), every QuantizeLinear is followed by its DequantizeLinear, the
 calibration, size and accuracy keys are there; its logits are Int8CompiledGraph's, against which the
 numpy evaluation of the QDQ graph (QuantizeLinear rounds half to even and saturates, as the spec
-says) agrees to 2e-2 of their largest magnitude: the int8 executor requantizes in fp32 where numpy
-works in float64, so a value at a rounding tie can land one code apart.
+says) agrees to 5e-2 of their largest magnitude. Measured: 1-2e-2 for W1, W2 and resnet_small after
+two training steps (logits near 1), as far as Int8CompiledGraph is from its own dequantized graph
+run without any activation rounding: oneDNN's int8 kernels do not compute exactly the spec's
+float64 QDQ arithmetic. A wrong scale, axis or u8/s8 type is off by far more.
 Exit status 0 when every file passes; the failures are printed naming the file.
 """
 import json
@@ -146,7 +148,7 @@ def check(path):
     x = x * float(meta["trainbench.input_scale"]) + float(meta["trainbench.input_shift"])
     got = evaluate(model, x)
     err = np.abs(got - want).max() / max(np.abs(want).max(), 1e-30)
-    tolerance = 2e-2 if int8 else 1e-4
+    tolerance = 5e-2 if int8 else 1e-4
     assert err <= tolerance, f"numpy logits differ from trainbench's by {err:.3g} relative"
     kind = "int8 QDQ" if int8 else "fp32"
     return f"{kind}, {len(model.graph.node)} nodes, {classes} classes, numpy vs trainbench {err:.2g}"
