@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <map>
 #include <set>
 #include <vector>
@@ -71,12 +70,9 @@ public:
         g.clear_node();
         std::vector<const ::onnx::NodeProto*> kept;
         for (const ::onnx::NodeProto& n : m_.graph().node()) {
-            if (!isDefaultDomain(n) || pairedDequantize_.count(&n)) {
-                if (!pairedDequantize_.count(&n)) kept.push_back(&n);
-                continue;
-            }
-            if (n.op_type() == "QuantizeLinear") activation(n);
-            else if (n.op_type() == "DequantizeLinear") weight(n);
+            if (pairedDequantize_.count(&n)) continue;  // taken with its QuantizeLinear
+            if (isDefaultDomain(n) && n.op_type() == "QuantizeLinear") activation(n);
+            else if (isDefaultDomain(n) && n.op_type() == "DequantizeLinear") weight(n);
             else kept.push_back(&n);
         }
         for (const ::onnx::NodeProto* n : kept) {
