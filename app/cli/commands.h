@@ -79,6 +79,20 @@ struct ExportModelArgs {
     std::string db;
 };
 int exportModelCommand(const ExportModelArgs& args);
+// Static post-training int8 of a model, calibrated on training batches, written as an ONNX QDQ file
+// with its size, test accuracy next to fp32's and calibration (docs/cli.md).
+struct QuantizeArgs {
+    std::string model;
+    std::string db;
+    std::string out;
+    int64_t batches = 0;       // --calibration-batches (required)
+    int64_t batch_size = 64;   // --calibration-batch-size
+    std::string method = "minmax";
+    double percentile = 99.99;
+    uint64_t seed = 0;
+    int threads = 0;
+};
+int quantizeCommand(const QuantizeArgs& args);
 int validateCommand(const std::string& file, const std::vector<std::string>& overrides);
 // A dry run on the experiment's emulated devices, every sweep point a row; 1 when a point does not fit.
 int estimateCommand(const std::string& file, const std::vector<std::string>& overrides, bool asJson,

@@ -328,6 +328,28 @@ int main(int argc, char** argv) {
     applyCmd->add_flag("--run", apply.runNow, "Run the new experiment at once, recording it in the same store");
     applyCmd->add_flag("-q,--quiet", apply.quiet, "With --run: no progress output");
 
+    // quantize: wired in this one block; it runs from its callback (after parsing) and exits with its code.
+    cli::QuantizeArgs quantize;
+    quantize.db = defaultDb;
+    auto* quantizeCmd = app.add_subcommand(
+        "quantize", "Quantize a model to int8 (static, calibrated on training batches); write it as ONNX (QDQ) with its "
+                    "size, test accuracy next to fp32's and calibration");
+    quantizeCmd->add_option("model", quantize.model, "MODEL: a run id or name whose checkpoint to quantize")->required();
+    quantizeCmd->add_option("--calibration-batches", quantize.batches, "N: training batches to calibrate on")->required();
+    quantizeCmd->add_option("-o,--out", quantize.out, "The quantized model: FILE.onnx")->required();
+    quantizeCmd->add_option("--calibration-batch-size", quantize.batch_size, "Examples per calibration batch (default 64)");
+    quantizeCmd->add_option("--method", quantize.method, "Activation ranges: minmax (default) or percentile")
+        ->check(CLI::IsMember({"minmax", "percentile"}));
+    quantizeCmd->add_option("--percentile", quantize.percentile, "--method percentile: the percentile of |x| (default 99.99)");
+    quantizeCmd->add_option("--seed", quantize.seed, "Seed of the calibration examples' draw from the training set (default 0)");
+    quantizeCmd->add_option("--threads", quantize.threads, "Compute threads (default: the machine's cores)")->check(CLI::Range(0, 1024));
+    quantizeCmd->add_option("--db", quantize.db, "Run store (SQLite file)")->default_str(defaultDb);
+    quantizeCmd->callback([&quantize] {
+        const int code = cli::quantizeCommand(quantize);
+        std::fflush(nullptr);
+        std::exit(code);
+    });
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

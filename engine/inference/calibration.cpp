@@ -41,15 +41,6 @@ std::string effectiveIsa() {
 
 namespace {
 
-// What int8 runs: Conv / Gemm (any fused ReLU), pooling, Flatten, Add. The rest is named.
-void checkRunnable(const graph::Graph& g) {
-    for (const graph::Node& n : g.nodes)
-        if (n.kind == OpKind::BatchNormalization || n.kind == OpKind::Relu)
-            throw graph::GraphError("node '" + n.name + "' (" + graph::opKindName(n.kind) +
-                                    "): int8 runs batch norm only folded into the Conv or Gemm before it and ReLU "
-                                    "only fused into the op before it");
-}
-
 // The range of each value: min and max, or the percentile of |x| (sorted samples).
 struct Observed {
     double lo = 0.0, hi = 0.0;
@@ -70,7 +61,7 @@ QuantizedGraph quantizeGraph(const graph::Graph& source, const float* x, int64_t
     QuantizedGraph q;
     q.graph = graph::optimizeForInference(source);
     q.graph.validate();
-    checkRunnable(q.graph);
+    checkInt8Ops(q.graph);
     if (q.graph.metadata.input_shift != 0.0f)
         throw graph::GraphError("input '" + q.graph.input + "': int8 takes no input shift (the graph's is " +
                                 std::to_string(q.graph.metadata.input_shift) + ")");
@@ -85,6 +76,7 @@ QuantizedGraph quantizeGraph(const graph::Graph& source, const float* x, int64_t
         }
     });
     const int levels = o.u8_levels > 0 ? o.u8_levels : u8Levels();
+    std::map<std::string, ActivationQuant> calibrated;
     for (auto& [value, s] : seen) {
         double range = std::max(-s.lo, s.hi);
         if (percentile && !s.magnitudes.empty()) {
@@ -97,8 +89,11 @@ QuantizedGraph quantizeGraph(const graph::Graph& source, const float* x, int64_t
         a.is_unsigned = s.lo >= 0.0;
         a.levels = a.is_unsigned ? levels : 127;
         a.scale = range > 0.0 ? static_cast<float>(range / a.levels) : 1.0f;
-        q.activations[value] = a;
+        calibrated[value] = a;
     }
+    // Recorded as int8 runs them, so that the record (and the model's file, engine/onnx/onnxquantized.h)
+    // says what runs: a range calibrated for a value held in another's codes, or in fp32, is left out.
+    for (const auto& [value, from] : activationSources(q.graph)) q.activations[value] = calibrated.at(from);
     for (const graph::Node& n : q.graph.nodes) {
         if (n.kind != OpKind::Conv && n.kind != OpKind::Gemm) continue;
         graph::Initializer& w = q.graph.initializers.at(n.inputs[1]);

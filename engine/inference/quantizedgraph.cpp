@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/graph/graphpasses.h"
+
 namespace trainbench::engine::inference {
 
 QuantizedWeight quantizeWeight(const graph::Initializer& weight) {
@@ -45,6 +47,25 @@ graph::Graph QuantizedGraph::dequantized() const {
         for (size_t i = 0; i < w.values.size(); ++i) init.values[i] = float(w.values[i]) * w.scales[i / per];
     }
     return g;
+}
+
+void checkInt8Ops(const graph::Graph& g) {
+    for (const graph::Node& n : g.nodes)
+        if (n.kind == graph::OpKind::BatchNormalization || n.kind == graph::OpKind::Relu)
+            throw graph::GraphError("node '" + n.name + "' (" + graph::opKindName(n.kind) +
+                                    "): int8 runs batch norm only folded into the Conv or Gemm before it and ReLU "
+                                    "only fused into the op before it");
+}
+
+std::map<std::string, std::string> activationSources(const graph::Graph& g) {
+    std::map<std::string, std::string> source{{g.input, g.input}};
+    for (const graph::Node& n : g.nodes) {
+        const bool ownCodes = n.kind == graph::OpKind::Conv || n.kind == graph::OpKind::Gemm || n.kind == graph::OpKind::Add;
+        if (ownCodes && n.output == g.output && graph::useCount(g, g.output) == 1) continue;  // fp32 logits
+        const auto in = n.inputs.empty() ? source.end() : source.find(n.inputs[0]);
+        source[n.output] = ownCodes || in == source.end() ? n.output : in->second;
+    }
+    return source;
 }
 
 int64_t fp32WeightBytes(const graph::Graph& graph) { return graph.parameterCount() * static_cast<int64_t>(sizeof(float)); }

@@ -7,6 +7,7 @@
 #include "engine/io/atomicfilewriter.h"
 #include "engine/onnx/onnxerror.h"
 #include "engine/onnx/onnxformat.h"
+#include "engine/onnx/onnxmodel.h"
 #include "engine/onnx/onnxtext.h"
 
 namespace trainbench::engine::onnx {
@@ -70,15 +71,15 @@ void addAttributes(::onnx::NodeProto* n, const graph::Node& node) {
     }
 }
 
-void addMetadata(::onnx::ModelProto& m, const char* key, const std::string& value) {
+}  // namespace
+
+void addMetadata(::onnx::ModelProto& m, const std::string& key, const std::string& value) {
     ::onnx::StringStringEntryProto* e = m.add_metadata_props();
     e->set_key(key);
     e->set_value(value);
 }
 
-}  // namespace
-
-std::string exportOnnx(const graph::Graph& graph, const ExportOptions& options) {
+::onnx::ModelProto exportModel(const graph::Graph& graph, const ExportOptions& options) {
     graph.validate();
     const std::map<std::string, graph::Dims> shapes = graph.valueShapes();
     ::onnx::ModelProto m;
@@ -114,18 +115,29 @@ std::string exportOnnx(const graph::Graph& graph, const ExportOptions& options) 
         addAttributes(addNode(g, node.name, graph::opKindName(node.kind), inputs, out), node);
         if (node.fused_relu) addNode(g, fusedReluNode(node.name), "Relu", {out}, node.output);
     }
+    return m;
+}
+
+std::string serializeModel(const ::onnx::ModelProto& m) {
     std::string bytes;
     if (!m.SerializeToString(&bytes)) throw OnnxError("the graph's ONNX model could not be serialized (over 2 GiB?)");
     return bytes;
 }
 
-void writeOnnx(const graph::Graph& graph, const std::string& path, const ExportOptions& options) {
-    const std::string bytes = exportOnnx(graph, options);
+void writeModelBytes(const std::string& bytes, const std::string& path) {
     try {
         writeFileAtomically(path, bytes);
     } catch (const std::exception& e) {
         throw OnnxError("cannot write the ONNX model to " + path + ": " + e.what());
     }
+}
+
+std::string exportOnnx(const graph::Graph& graph, const ExportOptions& options) {
+    return serializeModel(exportModel(graph, options));
+}
+
+void writeOnnx(const graph::Graph& graph, const std::string& path, const ExportOptions& options) {
+    writeModelBytes(exportOnnx(graph, options), path);
 }
 
 }  // namespace trainbench::engine::onnx

@@ -24,6 +24,37 @@ inline constexpr const char* kKeyInputShift = "trainbench.input_shift";
 inline constexpr const char* kKeyClassNames = "trainbench.class_names";  // JSON array of strings
 inline constexpr const char* kKeySourceRun = "trainbench.source_run";
 
+// A quantized model's (onnxquantized.h) besides those: what it is, the calibration it used
+// (CalibrationRecord, engine/inference/quantizedgraph.h), its size and its accuracy next to fp32's.
+inline constexpr const char* kKeyPrecision = "trainbench.precision";  // "int8"
+inline constexpr const char* kKeyCalibrationBatches = "trainbench.calibration.batches";
+inline constexpr const char* kKeyCalibrationBatchSize = "trainbench.calibration.batch_size";
+inline constexpr const char* kKeyCalibrationExamples = "trainbench.calibration.examples";
+inline constexpr const char* kKeyCalibrationMethod = "trainbench.calibration.method";          // minmax | percentile
+inline constexpr const char* kKeyCalibrationPercentile = "trainbench.calibration.percentile";  // of |x|; 100 for minmax
+inline constexpr const char* kKeyCalibrationSeed = "trainbench.calibration.seed";
+inline constexpr const char* kKeyCalibrationU8Levels = "trainbench.calibration.u8_levels";     // 255, or 127 without VNNI
+inline constexpr const char* kKeyInt8WeightBytes = "trainbench.int8_weight_bytes";
+inline constexpr const char* kKeyFp32WeightBytes = "trainbench.fp32_weight_bytes";
+inline constexpr const char* kKeyTestExamples = "trainbench.test_examples";
+inline constexpr const char* kKeyFp32TestAccuracy = "trainbench.fp32_test_accuracy";  // top-1, a fraction
+inline constexpr const char* kKeyInt8TestAccuracy = "trainbench.int8_test_accuracy";
+inline constexpr const char* kKeyIsa = "trainbench.isa";  // the oneDNN ISA the accuracy was measured with
+
+// A quantized model's QDQ form. A weight W of a Conv or Gemm is the int8 initializer "W/quantized"
+// with "W/scale" (float [out]) and "W/zero_point" (int8 [out], zeros), dequantized (axis 0) by the
+// node "W/dequantize" into W. An activation v is followed by "v/quantize" (QuantizeLinear, scalars
+// "v/scale" and "v/zero_point": uint8 or int8 0) writing "v/quantized" and "v/dequantize" writing
+// "v/dequantized", which its readers read; the graph's output keeps its name (the op writes
+// "v/float" then).
+inline std::string quantizedName(const std::string& v) { return v + "/quantized"; }
+inline std::string dequantizedName(const std::string& v) { return v + "/dequantized"; }
+inline std::string floatName(const std::string& v) { return v + "/float"; }
+inline std::string scaleName(const std::string& v) { return v + "/scale"; }
+inline std::string zeroPointName(const std::string& v) { return v + "/zero_point"; }
+inline std::string quantizeNode(const std::string& v) { return v + "/quantize"; }
+inline std::string dequantizeNode(const std::string& v) { return v + "/dequantize"; }
+
 // A node with fused_relu is written as the node, writing "<node>/pre_relu", and a Relu node named
 // "<node>/fused_relu" reading it and writing the node's output; the importer re-fuses exactly these.
 inline std::string preReluValue(const std::string& node) { return node + "/pre_relu"; }

@@ -9,6 +9,7 @@
 #include "engine/graph/graphpasses.h"
 #include "engine/onnx/onnxerror.h"
 #include "engine/onnx/onnxformat.h"
+#include "engine/onnx/onnxmodel.h"
 #include "engine/onnx/onnxnodes.h"
 #include "engine/onnx/onnxtext.h"
 
@@ -87,7 +88,7 @@ void undoExportAdditions(graph::Graph& g) {
 
 }  // namespace
 
-graph::Graph importOnnx(std::string_view bytes, const std::string& origin) {
+::onnx::ModelProto parseModel(std::string_view bytes, const std::string& origin) {
     if (static_cast<int64_t>(bytes.size()) > kMaxFileBytes)
         throw OnnxError(origin + ": " + std::to_string(bytes.size()) + " bytes, over the " + std::to_string(kMaxFileBytes) + " cap");
     ::onnx::ModelProto m;
@@ -95,6 +96,20 @@ graph::Graph importOnnx(std::string_view bytes, const std::string& origin) {
         throw OnnxError(origin + ": not an ONNX model: its " + std::to_string(bytes.size()) +
                         " bytes do not parse as a ModelProto (truncated or corrupt)");
     if (!m.has_graph()) throw OnnxError(origin + ": the model has no graph");
+    return m;
+}
+
+graph::Graph importOnnx(std::string_view bytes, const std::string& origin) {
+    const ::onnx::ModelProto m = parseModel(bytes, origin);
+    // A quantized model's QDQ pairs are not ops of the fp32 IR: say what the file is.
+    for (const ::onnx::NodeProto& n : m.graph().node())
+        if ((n.domain().empty() || n.domain() == "ai.onnx") && (n.op_type() == "QuantizeLinear" || n.op_type() == "DequantizeLinear"))
+            throw OnnxError(origin + ": node '" + n.name() + "' (" + n.op_type() + "): a quantized (QDQ) model; this reads "
+                            "fp32 models (a trainbench int8 model is read with readQuantizedOnnx, docs/onnx.md)");
+    return importModel(m, origin);
+}
+
+graph::Graph importModel(const ::onnx::ModelProto& m, const std::string& origin) {
     const int64_t opset = defaultOpset(m, origin);
     const ::onnx::GraphProto& gp = m.graph();
 
@@ -139,7 +154,7 @@ graph::Graph importOnnx(std::string_view bytes, const std::string& origin) {
     return g;
 }
 
-graph::Graph readOnnx(const std::string& path) {
+std::string readModelBytes(const std::string& path) {
     std::error_code ec;
     const auto size = std::filesystem::file_size(path, ec);
     if (ec) throw OnnxError(path + ": cannot read: " + ec.message());
@@ -149,7 +164,11 @@ graph::Graph readOnnx(const std::string& path) {
     std::string bytes(size, '\0');
     if (!in.read(bytes.data(), static_cast<std::streamsize>(size)))
         throw OnnxError(path + ": cannot read its " + std::to_string(size) + " bytes");
-    graph::Graph g = importOnnx(bytes, path);
+    return bytes;
+}
+
+graph::Graph readOnnx(const std::string& path) {
+    graph::Graph g = importOnnx(readModelBytes(path), path);
     if (g.metadata.source_run.empty()) g.metadata.source_run = "ONNX file " + path;
     return g;
 }

@@ -1,8 +1,13 @@
 #pragma once
-// Trained graphs for the ONNX tests (test_onnx, test_onnxchecker): W1 (mlp), W2 (cnn) and
-// resnet_small after a few SGD steps, with metadata that an export must carry.
+// Trained graphs for the ONNX tests (test_onnx, test_onnxchecker, test_onnxquantized): W1 (mlp), W2
+// (cnn) and resnet_small after a few SGD steps, with metadata that an export must carry, and as int8.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
 #include <string>
 
+#include "engine/inference/calibration.h"
 #include "tests/engine/inferencemodels.h"
 
 namespace trainbench::engine::testonnx {
@@ -18,6 +23,26 @@ inline graph::Graph trainedGraph(const std::string& presetName, CpuDevice& dev) 
                               "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot \"quoted\""};
     g.metadata.source_run = "run 7 (" + presetName + ") of test";
     return g;
+}
+
+// n images of stored pixels (integers 0..255).
+inline std::vector<float> pixels(int64_t n, uint64_t seed) {
+    std::vector<float> x = testref::randomValues(n * 28 * 28, seed, 0.0f, 255.0f);
+    for (float& v : x) v = std::floor(v);
+    return x;
+}
+
+// trainedGraph(preset) as int8, calibrated on 2 x 16 random images (seed 5; int8 takes no input
+// shift, so the metadata's is 0).
+inline inference::QuantizedGraph quantizedGraph(const std::string& presetName, CpuDevice& dev) {
+    graph::Graph g = trainedGraph(presetName, dev);
+    g.metadata.input_shift = 0.0f;
+    const std::vector<float> x = pixels(32, 5);
+    inference::CalibrationOptions options;
+    options.batches = 2;
+    options.batch_size = 16;
+    options.seed = 5;
+    return inference::quantizeGraph(g, x.data(), 32, options);
 }
 
 // input [1, 4, 4] -> Conv (2 filters, 3x3, pad 1, fused ReLU) -> Gemm [3, 32] reading the conv's
@@ -38,6 +63,44 @@ inline graph::Graph convThenGemm() {
     g.initializers["dense.weight"] = {{3, 32}, testref::randomValues(96, 3)};
     g.initializers["dense.bias"] = {{3}, testref::randomValues(3, 4)};
     return g;
+}
+
+// The same graph: names, wiring, attributes, initializer bytes and metadata.
+inline void expectSameGraph(const graph::Graph& got, const graph::Graph& want) {
+    EXPECT_EQ(got.input, want.input);
+    EXPECT_EQ(got.sample_shape, want.sample_shape);
+    EXPECT_EQ(got.output, want.output);
+    EXPECT_EQ(got.classes, want.classes);
+    ASSERT_EQ(got.nodes.size(), want.nodes.size());
+    for (size_t i = 0; i < want.nodes.size(); ++i) {
+        const graph::Node &a = got.nodes[i], &b = want.nodes[i];
+        EXPECT_EQ(a.name, b.name);
+        EXPECT_EQ(a.kind, b.kind) << b.name;
+        EXPECT_EQ(a.inputs, b.inputs) << b.name;
+        EXPECT_EQ(a.output, b.output) << b.name;
+        EXPECT_EQ(a.fused_relu, b.fused_relu) << b.name;
+        if (b.kind == graph::OpKind::Conv || b.kind == graph::OpKind::MaxPool) {
+            EXPECT_EQ(a.kernel, b.kernel) << b.name;
+            EXPECT_EQ(a.stride, b.stride) << b.name;
+            EXPECT_EQ(a.pad, b.pad) << b.name;
+        }
+        if (b.kind == graph::OpKind::BatchNormalization) {
+            EXPECT_EQ(std::memcmp(&a.epsilon, &b.epsilon, sizeof(float)), 0) << b.name;
+        }
+    }
+    ASSERT_EQ(got.initializers.size(), want.initializers.size());
+    for (const auto& [name, init] : want.initializers) {
+        const auto it = got.initializers.find(name);
+        ASSERT_NE(it, got.initializers.end()) << name;
+        EXPECT_EQ(it->second.dims, init.dims) << name;
+        ASSERT_EQ(it->second.values.size(), init.values.size()) << name;
+        EXPECT_EQ(std::memcmp(it->second.values.data(), init.values.data(), init.values.size() * sizeof(float)), 0) << name;
+    }
+    EXPECT_EQ(got.metadata.producer, want.metadata.producer);
+    EXPECT_EQ(got.metadata.source_run, want.metadata.source_run);
+    EXPECT_EQ(std::memcmp(&got.metadata.input_scale, &want.metadata.input_scale, sizeof(float)), 0);
+    EXPECT_EQ(std::memcmp(&got.metadata.input_shift, &want.metadata.input_shift, sizeof(float)), 0);
+    EXPECT_EQ(got.metadata.class_names, want.metadata.class_names);
 }
 
 }  // namespace trainbench::engine::testonnx

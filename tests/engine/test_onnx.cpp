@@ -16,42 +16,7 @@
 namespace trainbench::engine {
 namespace {
 
-void expectSameGraph(const graph::Graph& got, const graph::Graph& want) {
-    EXPECT_EQ(got.input, want.input);
-    EXPECT_EQ(got.sample_shape, want.sample_shape);
-    EXPECT_EQ(got.output, want.output);
-    EXPECT_EQ(got.classes, want.classes);
-    ASSERT_EQ(got.nodes.size(), want.nodes.size());
-    for (size_t i = 0; i < want.nodes.size(); ++i) {
-        const graph::Node &a = got.nodes[i], &b = want.nodes[i];
-        EXPECT_EQ(a.name, b.name);
-        EXPECT_EQ(a.kind, b.kind) << b.name;
-        EXPECT_EQ(a.inputs, b.inputs) << b.name;
-        EXPECT_EQ(a.output, b.output) << b.name;
-        EXPECT_EQ(a.fused_relu, b.fused_relu) << b.name;
-        if (b.kind == graph::OpKind::Conv || b.kind == graph::OpKind::MaxPool) {
-            EXPECT_EQ(a.kernel, b.kernel) << b.name;
-            EXPECT_EQ(a.stride, b.stride) << b.name;
-            EXPECT_EQ(a.pad, b.pad) << b.name;
-        }
-        if (b.kind == graph::OpKind::BatchNormalization) {
-            EXPECT_EQ(std::memcmp(&a.epsilon, &b.epsilon, sizeof(float)), 0) << b.name;
-        }
-    }
-    ASSERT_EQ(got.initializers.size(), want.initializers.size());
-    for (const auto& [name, init] : want.initializers) {
-        const auto it = got.initializers.find(name);
-        ASSERT_NE(it, got.initializers.end()) << name;
-        EXPECT_EQ(it->second.dims, init.dims) << name;
-        ASSERT_EQ(it->second.values.size(), init.values.size()) << name;
-        EXPECT_EQ(std::memcmp(it->second.values.data(), init.values.data(), init.values.size() * sizeof(float)), 0) << name;
-    }
-    EXPECT_EQ(got.metadata.producer, want.metadata.producer);
-    EXPECT_EQ(got.metadata.source_run, want.metadata.source_run);
-    EXPECT_EQ(std::memcmp(&got.metadata.input_scale, &want.metadata.input_scale, sizeof(float)), 0);
-    EXPECT_EQ(std::memcmp(&got.metadata.input_shift, &want.metadata.input_shift, sizeof(float)), 0);
-    EXPECT_EQ(got.metadata.class_names, want.metadata.class_names);
-}
+using testonnx::expectSameGraph;
 
 std::vector<float> predict(const graph::Graph& g, CpuDevice& dev, const std::vector<float>& x, int64_t n) {
     inference::CompiledGraph c(g, dev);
