@@ -263,6 +263,15 @@ void DashboardPage::refreshHeader() {
                                : tr("step %1").arg(format::integer(p.step));
     if (p.etaSeconds) text += tr(" · ETA %1").arg(format::duration(*p.etaSeconds));
     if (r.kind == "serve") text.clear();  // a load test has points, not steps (the serve view counts them)
+    if (r.kind == "predict") {
+        // What a prediction is measured by: examples/s, time, cost (and top-1 when it had labels).
+        QStringList parts;
+        if (r.throughput) parts << tr("%1 examples/s").arg(format::integer(static_cast<int64_t>(std::llround(*r.throughput))));
+        if (r.train_seconds) parts << format::duration(r.train_seconds);
+        if (r.cost) parts << QStringLiteral("$%1").arg(*r.cost, 0, 'f', *r.cost < 1 ? 4 : 2);
+        if (r.final_accuracy) parts << tr("top-1 %1").arg(format::percent(r.final_accuracy));
+        if (!parts.isEmpty()) text = parts.join(QStringLiteral(" · "));
+    }
     eta_->setText(text);
     stop_->setEnabled(r.status == profiler::RunStatus::Running && r.host == QSysInfo::machineHostName().toStdString());
 }

@@ -153,6 +153,11 @@ void VerdictCard::setVerdict(const std::optional<profiler::Verdict>& verdict, co
         if (!a.rationale.empty()) label->setToolTip(QString::fromStdString(a.rationale));
         fl->addWidget(label);
         if (!commandHint_.isEmpty()) {
+            // An action with no key to change has nothing to apply.
+            if (a.changes.empty()) {
+                body_->addWidget(frame);
+                continue;
+            }
             auto* command = wrapped(QStringLiteral("<code>%1</code>").arg(html(commandHint_.arg(rank).toStdString())));
             command->setTextInteractionFlags(Qt::TextSelectableByMouse);
             command->setToolTip(tr("Run this in a terminal: it starts the changed prediction"));
