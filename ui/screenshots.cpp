@@ -16,6 +16,7 @@
 #include "profiler/compare/datascaling.h"
 #include "ui/charts/chartexport.h"
 #include "ui/charts/datascalingchart.h"
+#include "ui/charts/timeserieschart.h"
 #include "ui/mainwindow.h"
 #include "ui/models/comparesummarymodel.h"
 #include "ui/pages/compare/comparepage.h"
@@ -87,7 +88,7 @@ bool renderScreenshots(MainWindow& window, const QString& dir) {
     // Compare: up to six finished runs of the most common strategy, newest first.
     QList<qint64> compared;
     for (const auto& r : runs->runs)
-        if (r.status == profiler::RunStatus::Completed && compared.size() < 6) compared.append(r.id.value);
+        if (r.status == profiler::RunStatus::Completed && r.kind == "train" && compared.size() < 6) compared.append(r.id.value);
 
     bool ok = true;
     window.showPage(MainWindow::Page::Runs);
@@ -161,6 +162,16 @@ bool renderScreenshots(MainWindow& window, const QString& dir) {
     window.showPage(MainWindow::Page::Inference);
     waitUntil([&] { return window.inferencePage()->runsReceived() >= serveRuns; }, 15000);
     ok = save(&window, dir + QStringLiteral("/inference.png")) && ok;
+    // Compare: up to six finished load tests, on the Latency tab.
+    QList<qint64> loadTests;
+    for (const auto& r : runs->runs)
+        if (r.kind == "serve" && r.status == profiler::RunStatus::Completed && loadTests.size() < 6) loadTests.append(r.id.value);
+    if (loadTests.size() >= 2) {
+        window.comparePage()->compare(loadTests);
+        window.showPage(MainWindow::Page::Compare);
+        waitUntil([&] { return window.comparePage()->latencyChart()->seriesNames().size() == loadTests.size(); }, 15000);
+        ok = save(&window, dir + QStringLiteral("/compare-serve.png")) && ok;
+    }
     for (const profiler::RunRow* r : {newestServe, newestPredict}) {
         if (!r) continue;
         window.dashboardPage()->showRun(r->id.value);

@@ -107,7 +107,6 @@ ComparePage::ComparePage(StoreService& store, QWidget* parent) : QWidget(parent)
     latency_->setAxisTitles(tr("achieved QPS"), tr("p99 latency (ms)"));
     scalingTabs_->addTab(latency_, tr("Latency"));
     scalingTabs_->setTabToolTip(2, tr("Load tests (runs of kind serve): p99 latency against achieved QPS, one curve per run"));
-    scalingTabs_->setTabEnabled(2, false);
 
     config_ = new ConfigDiffModel(this);
     summary_ = new CompareSummaryModel(this);
@@ -294,13 +293,15 @@ void ComparePage::rebuildLatency() {
             onlyServe = false;
             continue;
         }
-        curves.push_back(Series::make(runLabel(h.row()) + QStringLiteral(" · ") + loadtest::configurationLabel(h.attributes()),
+        curves.push_back(Series::make(QStringLiteral("#%1 ").arg(h.row().id.value) + loadtest::compactConfigurationLabel(h.attributes()),
                                       loadtest::latencyCurve(h.loadTestPoints(), loadtest::Percentile::P99)));
     }
     latency_->setSeries(curves);
-    scalingTabs_->setTabEnabled(2, !curves.empty());
+    // The tab stays enabled (a chart styled while disabled keeps greyed legend labels); empty
+    // when no load test is compared.
     // Load tests have no convergence or replica scaling: their curves are what to look at.
     if (onlyServe && !curves.empty()) scalingTabs_->setCurrentIndex(2);
+    convergence_->setVisible(!(onlyServe && !curves.empty()));
 }
 
 void ComparePage::rebuildConvergence() {
@@ -321,6 +322,8 @@ void ComparePage::rebuildConvergence() {
     for (qint64 id : ids_) {
         auto it = runs_.find(id);
         if (it == runs_.end() || it->second.row().name.empty()) continue;
+        // Predictions and load tests do not converge: they have no curve here.
+        if (it->second.row().kind != "train") continue;
         std::string key = groupSeeds_ ? profiler::seedGroupKey(it->second.row()) : std::string();
         if (key.empty()) key = "#" + std::to_string(id);
         auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == key; });
