@@ -30,6 +30,7 @@
 #include "ui/pages/dashboard/dashboardpage.h"
 #include "ui/pages/experiment/experimentpage.h"
 #include "ui/pages/plan/planpage.h"
+#include "ui/pages/inference/inferencepage.h"
 #include "ui/pages/runspage.h"
 #include "ui/store/storeservice.h"
 
@@ -78,6 +79,7 @@ MainWindow::MainWindow(const QString& storePath, QWidget* parent) : QMainWindow(
     runs_ = new RunsPage(*store_);
     compare_ = new ComparePage(*store_);
     plan_ = new PlanPage(*store_);
+    inference_ = new InferencePage(*store_);
     stack_ = new QStackedWidget;
     nav_ = new QListWidget;
     nav_->setIconSize(QSize(28, 28));
@@ -102,6 +104,8 @@ MainWindow::MainWindow(const QString& storePath, QWidget* parent) : QMainWindow(
         {compare_, "Compare", ":/icons/compare.svg", "Two or more runs side by side (Ctrl+4)"},
         {plan_, "Plan", ":/icons/plan.svg",
          "Which configuration reaches a target accuracy within a deadline and a budget (Ctrl+5)"},
+        {inference_, "Inference", ":/icons/inference.svg",
+         "Load tests by server configuration: latency against throughput, precisions side by side (Ctrl+6)"},
     };
     for (const PageDef& p : pages) {
         auto* item = new QListWidgetItem(QIcon(QString::fromLatin1(p.icon)), tr(p.name));
@@ -144,6 +148,10 @@ MainWindow::MainWindow(const QString& storePath, QWidget* parent) : QMainWindow(
     connect(experiment_, &ExperimentPage::titleChanged, this,
             [this](const QString& t) { nav_->item(0)->setToolTip(tr("Experiment: %1 (Ctrl+1)").arg(t)); });
     connect(runs_, &RunsPage::openRun, this, [this](qint64 id) {
+        dashboard_->showRun(id);
+        showPage(Page::Dashboard);
+    });
+    connect(inference_, &InferencePage::openRun, this, [this](qint64 id) {
         dashboard_->showRun(id);
         showPage(Page::Dashboard);
     });
@@ -203,8 +211,8 @@ void MainWindow::buildMenus() {
     stopAll->setToolTip(tr("Ask every run this window started to stop after its current step"));
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    const char* names[] = {"&Experiment", "&Dashboard", "&Runs", "&Compare", "&Plan"};
-    for (int i = 0; i < 5; ++i) {
+    const char* names[] = {"&Experiment", "&Dashboard", "&Runs", "&Compare", "&Plan", "&Inference"};
+    for (int i = 0; i < 6; ++i) {
         QAction* a = view->addAction(tr(names[i]), this, [this, i] { showPage(static_cast<Page>(i)); });
         a->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));
     }
@@ -431,7 +439,7 @@ void MainWindow::restoreSettings() {
     QSettings s;
     if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) resize(1280, 820);
     restoreState(s.value(QStringLiteral("window/state")).toByteArray());
-    showPage(static_cast<Page>(std::clamp(s.value(QStringLiteral("window/page"), 2).toInt(), 0, 4)));
+    showPage(static_cast<Page>(std::clamp(s.value(QStringLiteral("window/page"), 2).toInt(), 0, 5)));
     const int theme = s.value(QStringLiteral("view/theme"), 0).toInt();
     if (theme != 0) setTheme(static_cast<Theme>(theme));
     for (QAction* a : findChildren<QAction*>())

@@ -1,5 +1,5 @@
 #pragma once
-// The trainbench window: a sidebar of pages (Experiment, Dashboard, Runs, Compare, Plan) over one run
+// The trainbench window: a sidebar of pages (Experiment, Dashboard, Runs, Compare, Plan, Inference) over one run
 // store, menus with shortcuts, the store's path and schema in the status bar. Runs are launched as
 // processes and followed through the store; closing asks what to do with runs still running.
 #include <QMainWindow>
@@ -19,13 +19,14 @@ class ComparePage;
 class DashboardPage;
 class ExperimentPage;
 class PlanPage;
+class InferencePage;
 class RunsPage;
 class StoreService;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    enum class Page { Experiment, Dashboard, Runs, Compare, Plan };
+    enum class Page { Experiment, Dashboard, Runs, Compare, Plan, Inference };
 
     explicit MainWindow(const QString& storePath, QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -47,6 +48,7 @@ public:
     RunsPage* runsPage() const { return runs_; }
     ComparePage* comparePage() const { return compare_; }
     PlanPage* planPage() const { return plan_; }
+    InferencePage* inferencePage() const { return inference_; }
 
     // What closing does with runs this window started that still run (tests skip the question).
     enum class OnClose { Ask, StopRuns, LeaveRunning };
@@ -91,6 +93,7 @@ private:
     RunsPage* runs_ = nullptr;
     ComparePage* compare_ = nullptr;
     PlanPage* plan_ = nullptr;
+    InferencePage* inference_ = nullptr;
     QLabel* storeLabel_ = nullptr;
     QLabel* storeBanner_ = nullptr;  // an older or newer schema: what the window does with the store
     QList<qint64> awaitingRun_;  // pids of launched processes whose run has not appeared yet

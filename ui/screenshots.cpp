@@ -16,6 +16,7 @@
 #include "profiler/compare/datascaling.h"
 #include "ui/charts/chartexport.h"
 #include "ui/charts/datascalingchart.h"
+#include "ui/charts/timeserieschart.h"
 #include "ui/mainwindow.h"
 #include "ui/models/comparesummarymodel.h"
 #include "ui/pages/compare/comparepage.h"
@@ -23,6 +24,7 @@
 #include "ui/pages/experiment/experimentpage.h"
 #include "ui/models/plantablemodel.h"
 #include "ui/pages/plan/planpage.h"
+#include "ui/pages/inference/inferencepage.h"
 #include "ui/pages/runspage.h"
 #include "ui/store/storeservice.h"
 
@@ -86,7 +88,7 @@ bool renderScreenshots(MainWindow& window, const QString& dir) {
     // Compare: up to six finished runs of the most common strategy, newest first.
     QList<qint64> compared;
     for (const auto& r : runs->runs)
-        if (r.status == profiler::RunStatus::Completed && compared.size() < 6) compared.append(r.id.value);
+        if (r.status == profiler::RunStatus::Completed && r.kind == "train" && compared.size() < 6) compared.append(r.id.value);
 
     bool ok = true;
     window.showPage(MainWindow::Page::Runs);
@@ -147,6 +149,36 @@ bool renderScreenshots(MainWindow& window, const QString& dir) {
     if (fastest) plan->setDeadline(QString::number(*fastest * 1.5, 'g', 2) + QStringLiteral("s"));
     if (cheapest) plan->setBudget(QString::number(*cheapest * 1.5, 'f', 6));
     ok = save(&window, dir + QStringLiteral("/plan.png")) && ok;
+
+    // Inference: every load test of the store, once the page has each one whole; then the newest
+    // load test's and the newest prediction's dashboards, when the store holds them.
+    int serveRuns = 0;
+    const profiler::RunRow *newestServe = nullptr, *newestPredict = nullptr;
+    for (const auto& r : runs->runs) {
+        if (r.kind == "serve" && !newestServe) newestServe = &r;
+        if (r.kind == "predict" && !newestPredict) newestPredict = &r;
+        serveRuns += r.kind == "serve" ? 1 : 0;
+    }
+    window.showPage(MainWindow::Page::Inference);
+    waitUntil([&] { return window.inferencePage()->runsReceived() >= serveRuns; }, 15000);
+    ok = save(&window, dir + QStringLiteral("/inference.png")) && ok;
+    // Compare: up to six finished load tests, on the Latency tab.
+    QList<qint64> loadTests;
+    for (const auto& r : runs->runs)
+        if (r.kind == "serve" && r.status == profiler::RunStatus::Completed && loadTests.size() < 6) loadTests.append(r.id.value);
+    if (loadTests.size() >= 2) {
+        window.comparePage()->compare(loadTests);
+        window.showPage(MainWindow::Page::Compare);
+        waitUntil([&] { return window.comparePage()->latencyChart()->seriesNames().size() == loadTests.size(); }, 15000);
+        ok = save(&window, dir + QStringLiteral("/compare-serve.png")) && ok;
+    }
+    for (const profiler::RunRow* r : {newestServe, newestPredict}) {
+        if (!r) continue;
+        window.dashboardPage()->showRun(r->id.value);
+        window.showPage(MainWindow::Page::Dashboard);
+        waitUntil([&] { return window.dashboardPage()->history().row().id.value == r->id.value; }, 15000);
+        ok = save(&window, dir + (r == newestServe ? QStringLiteral("/dashboard-serve.png") : QStringLiteral("/dashboard-predict.png"))) && ok;
+    }
 
     const nlohmann::json config = nlohmann::json::parse(best->config_json, nullptr, false);
     window.experimentPage()->setJson(QString::fromStdString(config.is_discarded() ? best->config_json : config.dump(2)));

@@ -32,6 +32,7 @@ RunReport readRun(RunStore& store, const RunRow& row) {
         if (o.rank == ops.front().rank) r.ops.push_back(o.op);
     std::stable_sort(r.ops.begin(), r.ops.end(), [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
     r.attributes = store.attributes(row.id);
+    if (row.kind == "serve") r.loadTestPoints = store.loadTestPoints(row.id);
     // The roofs are looked up by host and thread count the way the classifier does.
     if (!r.ops.empty()) r.roofs = store.profileInput(row.id).roofs;
     return r;

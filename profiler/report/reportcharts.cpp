@@ -61,6 +61,8 @@ void capOutliers(Chart& c) {
 }
 
 std::optional<Chart> lossChart(const RunReport& r) {
+    // A prediction computes no loss: its steps carry zeros, not a flat curve worth drawing.
+    if (r.run.kind == "predict" && r.evals.empty()) return std::nullopt;
     Chart c;
     c.id = idPrefix(r.run) + "loss";
     c.title = "Loss, " + runLabel(r.run);
@@ -134,8 +136,8 @@ std::optional<Chart> throughputChart(const RunReport& r) {
     Chart c;
     c.id = idPrefix(r.run) + "throughput";
     c.title = "Throughput, " + runLabel(r.run);
-    c.x.label = "step";
-    c.y.label = "samples/s";
+    c.x.label = r.run.kind == "predict" ? "batch" : "step";
+    c.y.label = r.run.kind == "predict" ? "examples/s" : "samples/s";
     // Over a group of steps, all its samples over all its time (as the store's steady-state figure
     // is taken): a mean of per-step rates would hide the slow steps that matter.
     const size_t n = r.steps.size(), buckets = std::min(n, kLevelBuckets);
@@ -157,6 +159,27 @@ std::optional<Chart> throughputChart(const RunReport& r) {
     if (n > buckets)
         c.note = "samples over step time of every " + fmtFixed(static_cast<double>(n) / static_cast<double>(buckets), 1) +
                  " steps (" + std::to_string(n) + " steps recorded)";
+    return c;
+}
+
+// A load test: p50 and p99 latency against the achieved QPS of its points.
+std::optional<Chart> latencyChart(const RunReport& r) {
+    std::vector<ChartPoint> p50, p99;
+    for (const LoadTestPoint& p : r.loadTestPoints) {
+        if (p.p50_ms) p50.push_back({p.achieved_qps, *p.p50_ms});
+        if (p.p99_ms) p99.push_back({p.achieved_qps, *p.p99_ms});
+    }
+    if (p50.empty() && p99.empty()) return std::nullopt;
+    const auto byQps = [](const ChartPoint& a, const ChartPoint& b) { return a.x < b.x; };
+    std::sort(p50.begin(), p50.end(), byQps);
+    std::sort(p99.begin(), p99.end(), byQps);
+    Chart c;
+    c.id = idPrefix(r.run) + "latency";
+    c.title = "Latency against throughput, " + runLabel(r.run);
+    c.x.label = "achieved QPS";
+    c.y.label = "latency (ms)";
+    if (!p50.empty()) c.series.push_back({"p50", p50, SeriesStyle::LineMarkers, 0});
+    if (!p99.empty()) c.series.push_back({"p99", p99, SeriesStyle::LineMarkers, 1});
     return c;
 }
 
@@ -278,7 +301,7 @@ std::optional<Chart> dataScalingChart(const ReportData& data) {
 
 std::vector<Chart> runCharts(const RunReport& run) {
     std::vector<Chart> out;
-    for (auto chart : {lossChart(run), accuracyChart(run), breakdownChart(run), throughputChart(run)})
+    for (auto chart : {lossChart(run), accuracyChart(run), breakdownChart(run), throughputChart(run), latencyChart(run)})
         if (chart) out.push_back(std::move(*chart));
     return out;
 }

@@ -9,6 +9,7 @@
 
 #include "engine/instrument/opstats.h"
 #include "profiler/store/evalsample.h"
+#include "profiler/store/loadtestpoint.h"
 #include "profiler/machine/machineinfo.h"
 #include "profiler/store/runrow.h"
 #include "profiler/verdict/stepsample.h"
@@ -25,6 +26,7 @@ struct RunReport {
     std::vector<engine::prof::OpRow> ops;   // per-op statistics of the lowest rank that has them
     std::optional<MachineRoofs> roofs;      // the roofline of the run's host, if it was calibrated
     std::vector<std::pair<std::string, std::string>> attributes;  // run_attributes, sorted by key
+    std::vector<LoadTestPoint> loadTestPoints;  // a load test's (kind "serve") points, in the order measured
 };
 
 struct ReportData {

@@ -20,12 +20,18 @@ void RunFilterModel::setStatus(const QString& status) {
     invalidateFilter();
 }
 
+void RunFilterModel::setKind(const QString& kind) {
+    kind_ = kind;
+    invalidateFilter();
+}
+
 bool RunFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {
     const QAbstractItemModel* m = sourceModel();
     auto cell = [&](int column) { return m->index(sourceRow, column, sourceParent).data().toString(); };
     // A group row stands for its runs: with recursive filtering it shows when a child matches.
     if (m->index(sourceRow, 0, sourceParent).data(RunTableModel::IsGroupRole).toBool()) return false;
     if (!status_.isEmpty() && cell(RunTableModel::Status) != status_) return false;
+    if (!kind_.isEmpty() && cell(RunTableModel::Kind) != kind_) return false;
     const QString haystack = QStringList{cell(RunTableModel::Name), cell(RunTableModel::Status),
                                          cell(RunTableModel::Strategy), cell(RunTableModel::Devices),
                                          cell(RunTableModel::Verdict)}

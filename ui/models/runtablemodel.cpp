@@ -168,18 +168,20 @@ int RunTableModel::columnCount(const QModelIndex&) const { return ColumnCount; }
 
 QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
-    static const char* names[ColumnCount] = {"Name", "Status", "Strategy", "Devices", "Global batch",
+    static const char* names[ColumnCount] = {"Name", "Status", "Kind", "Strategy", "Devices", "Global batch",
                                              "Final accuracy", "Time to target", "Throughput", "Cost",
                                              "Verdict", "Started"};
     static const char* tips[ColumnCount] = {
         "The run's name (from the experiment file)",
         "running, completed, stopped, failed, or interrupted (its process ended without finishing)",
+        "train, predict (batch prediction) or serve (a load test of a server)",
         "How the batch is spread: single, mirrored, multi_worker, parameter_server",
         "Devices × replicas the run trained on",
         "Examples per optimizer step, over all replicas",
         "Test accuracy at the last evaluation",
         "Training time until the target accuracy was first reached (evaluations excluded)",
-        "Training samples per second in steady state (the first 20 steps skipped)",
+        "Training samples per second in steady state (the first 20 steps skipped); a prediction's examples per "
+        "second; a load test's highest achieved queries per second and the p99 latency there",
         "Device-hours × price; shown only when a price is recorded for the run's devices",
         "What bounds the run: input, compute, memory, communication, or balanced (severity in brackets)",
         "When the run started (local time)"};
@@ -238,7 +240,21 @@ QVariant RunTableModel::runData(const profiler::RunRow& r, int column, int role)
         case GlobalBatch: return num(r.global_batch, format::integer(r.global_batch));
         case FinalAccuracy: return num(r.final_accuracy, format::percent(r.final_accuracy));
         case TimeToTarget: return num(r.time_to_target, format::duration(r.time_to_target));
-        case Throughput: return num(r.throughput, format::throughput(r.throughput));
+        case Kind: return text(r.kind);
+        case Throughput: {
+            if (r.kind == "serve") {
+                const auto it = runs_->serve.find(r.id.value);
+                if (it == runs_->serve.end()) return sort ? QVariant(-1e300) : QVariant(QString());
+                if (sort) return it->second.bestQps;
+                QString shown = tr("%1 QPS").arg(it->second.bestQps, 0, 'f', 1);
+                if (it->second.p99Ms) shown += tr(" · p99 %1 ms").arg(*it->second.p99Ms, 0, 'f', 2);
+                return shown;
+            }
+            if (r.kind == "predict")
+                return num(r.throughput, r.throughput ? tr("%1 examples/s").arg(format::integer(static_cast<int64_t>(std::llround(*r.throughput))))
+                                                      : QString());
+            return num(r.throughput, format::throughput(r.throughput));
+        }
         case Cost: return num(r.cost, r.cost ? QStringLiteral("$%1").arg(*r.cost, 0, 'f', *r.cost < 1 ? 4 : 2) : QString());
         case Verdict: return text(r.verdict);
         case Started: return sort ? QVariant(text(r.started_at)) : QVariant(format::localTime(r.started_at));

@@ -16,7 +16,7 @@ namespace trainbench::ui {
 class RunTableModel : public QAbstractItemModel {
     Q_OBJECT
 public:
-    enum Column { Name, Status, Strategy, Devices, GlobalBatch, FinalAccuracy, TimeToTarget, Throughput, Cost,
+    enum Column { Name, Status, Kind, Strategy, Devices, GlobalBatch, FinalAccuracy, TimeToTarget, Throughput, Cost,
                   Verdict, Started, ColumnCount };
     enum Role {
         RunIdRole = Qt::UserRole + 1,  // qint64 of a run row; invalid for a group row

@@ -34,6 +34,10 @@ RunsPage::RunsPage(StoreService& store, QWidget* parent) : QWidget(parent), stor
     for (const char* s : {"running", "completed", "stopped", "failed", "interrupted"})
         status_->addItem(QString::fromLatin1(s), QString::fromLatin1(s));
     status_->setToolTip(tr("Only runs with this status"));
+    kind_ = new QComboBox;
+    kind_->addItem(tr("Any kind"), QString());
+    for (const char* k : {"train", "predict", "serve"}) kind_->addItem(QString::fromLatin1(k), QString::fromLatin1(k));
+    kind_->setToolTip(tr("Only training runs, prediction runs (trainbench-cli predict) or load tests (trainbench-cli loadtest)"));
     count_ = new QLabel;
 
     auto* bar = new QToolBar;
@@ -79,6 +83,7 @@ RunsPage::RunsPage(StoreService& store, QWidget* parent) : QWidget(parent), stor
     auto* top = new QHBoxLayout;
     top->addWidget(search_, 1);
     top->addWidget(status_);
+    top->addWidget(kind_);
     top->addWidget(bar);
     top->addWidget(count_);
     auto* layout = new QVBoxLayout(this);
@@ -86,6 +91,7 @@ RunsPage::RunsPage(StoreService& store, QWidget* parent) : QWidget(parent), stor
     layout->addWidget(view_, 1);
 
     connect(search_, &QLineEdit::textChanged, filter_, &RunFilterModel::setText);
+    connect(kind_, &QComboBox::currentIndexChanged, this, [this] { filter_->setKind(kind_->currentData().toString()); });
     connect(status_, &QComboBox::currentIndexChanged, this,
             [this] { filter_->setStatus(status_->currentData().toString()); });
     connect(group_, &QAction::toggled, this, [this](bool on) {

@@ -55,6 +55,7 @@ private:
     QTreeView* view_ = nullptr;
     QLineEdit* search_ = nullptr;
     QComboBox* status_ = nullptr;
+    QComboBox* kind_ = nullptr;
     QLabel* count_ = nullptr;
     QAction* compare_ = nullptr;
     QAction* delete_ = nullptr;

@@ -114,10 +114,12 @@ void StoreReader::readRuns(bool force) {
         dataVersion_ = version;
         if (livenessDue || force) lastLiveness_ = now;
         std::vector<profiler::RunRow> rows = store_->listRuns();
-        if (!last_ || rows != last_->runs) {
+        std::map<int64_t, ServeSummary> serve = serveSummaries(rows);
+        if (!last_ || rows != last_->runs || serve != last_->serve) {
             auto list = std::make_shared<RunList>();
             list->store = info_;
             list->runs = std::move(rows);
+            list->serve = std::move(serve);
             list->generation = ++generation_;
             last_ = list;
             emit runsChanged(last_);
@@ -126,6 +128,23 @@ void StoreReader::readRuns(bool force) {
     } catch (const std::exception& e) {
         emit failed(QString::fromStdString(e.what()));
     }
+}
+
+std::map<int64_t, ServeSummary> StoreReader::serveSummaries(const std::vector<profiler::RunRow>& rows) {
+    std::map<int64_t, ServeSummary> out;
+    for (const auto& r : rows) {
+        if (r.kind != "serve") continue;
+        ServeSummary s;
+        for (const auto& p : store_->loadTestPoints(r.id)) {
+            ++s.points;
+            if (s.points == 1 || p.achieved_qps > s.bestQps) {
+                s.bestQps = p.achieved_qps;
+                s.p99Ms = p.p99_ms;
+            }
+        }
+        if (s.points > 0) out[r.id.value] = s;
+    }
+    return out;
 }
 
 void StoreReader::updateFollowed(const std::vector<profiler::RunRow>& rows, bool force) {
@@ -147,7 +166,10 @@ std::optional<RunUpdate> StoreReader::updateOf(const profiler::RunRow& row, Foll
     if (u.reset) f.lastStep = 0;
     u.newSteps = store_->steps(row.id, f.lastStep);
     u.evals = store_->evals(row.id);
-    if (f.sent && !rowChanged && u.newSteps.empty() && u.evals.size() == f.evals) return std::nullopt;
+    if (row.kind == "serve") u.loadTestPoints = store_->loadTestPoints(row.id);
+    const bool pointsChanged = u.loadTestPoints != f.points;
+    if (f.sent && !rowChanged && !pointsChanged && u.newSteps.empty() && u.evals.size() == f.evals) return std::nullopt;
+    f.points = u.loadTestPoints;
     // The small, slow-changing parts are read again only when the run's row changed (status,
     // summary, verdict); each update carries them whole so that a view just replaces its copy.
     if (!f.sent || rowChanged) {

@@ -66,12 +66,14 @@ private:
         std::vector<std::pair<std::string, std::string>> attributes;
         std::vector<profiler::OpStatRow> opStats;
         std::optional<profiler::Verdict> verdict;
+        std::vector<profiler::LoadTestPoint> points;
     };
 
     // Opens path_ read-only (keeping what is followed, sent again whole), or waits for the file.
     void attach();
     void write(const std::function<void(profiler::RunStore&)>& edit);
     void readRuns(bool force);
+    std::map<int64_t, ServeSummary> serveSummaries(const std::vector<profiler::RunRow>& rows);
     void updateFollowed(const std::vector<profiler::RunRow>& rows, bool force);
     std::optional<RunUpdate> updateOf(const profiler::RunRow& row, Followed& f);
 

@@ -4,6 +4,7 @@
 #include <QMetaType>
 #include <QString>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,10 +28,19 @@ struct StoreInfo {
     bool needsMigration = false;  // an older schema: shown as it is; the first change asks to upgrade it
 };
 
+// What the Runs page shows of a load test: its best point (the highest achieved QPS).
+struct ServeSummary {
+    int points = 0;
+    double bestQps = 0.0;
+    std::optional<double> p99Ms;  // at the best point
+    friend bool operator==(const ServeSummary&, const ServeSummary&) = default;
+};
+
 // Every run of the store, newest first, as RunStore::listRuns reads them.
 struct RunList {
     StoreInfo store;
     std::vector<profiler::RunRow> runs;
+    std::map<int64_t, ServeSummary> serve;  // by run id, for runs of kind "serve" with points
     int64_t generation = 0;  // increases with every new list
 };
 using RunListPtr = std::shared_ptr<const RunList>;
@@ -45,6 +55,8 @@ struct RunUpdate {
     std::vector<std::pair<std::string, std::string>> attributes;
     std::vector<profiler::OpStatRow> opStats;
     std::optional<profiler::Verdict> verdict;
+    // A load test (kind "serve"): every point measured so far, whole (they are few).
+    std::vector<profiler::LoadTestPoint> loadTestPoints;
 };
 using RunUpdatePtr = std::shared_ptr<const RunUpdate>;
 

@@ -20,6 +20,7 @@
 #include "ui/charts/datascalingchart.h"
 #include "ui/charts/scalingchart.h"
 #include "ui/charts/timeserieschart.h"
+#include "ui/models/loadtestcurves.h"
 #include "ui/models/comparesummarymodel.h"
 #include "ui/models/configdiffmodel.h"
 #include "ui/store/storeservice.h"
@@ -101,6 +102,11 @@ ComparePage::ComparePage(StoreService& store, QWidget* parent) : QWidget(parent)
     scalingTabs_->addTab(dataBox, tr("Data"));
     scalingTabs_->setTabToolTip(1, tr("Error against training-set size: for runs that differ in data.fraction"));
     scalingTabs_->setTabEnabled(1, false);
+    latency_ = new TimeSeriesChart;
+    latency_->setTitle(tr("Latency against throughput (load tests)"));
+    latency_->setAxisTitles(tr("achieved QPS"), tr("p99 latency (ms)"));
+    scalingTabs_->addTab(latency_, tr("Latency"));
+    scalingTabs_->setTabToolTip(2, tr("Load tests (runs of kind serve): p99 latency against achieved QPS, one curve per run"));
 
     config_ = new ConfigDiffModel(this);
     summary_ = new CompareSummaryModel(this);
@@ -199,7 +205,7 @@ void ComparePage::rebuildDataScaling() {
     scalingTabs_->setTabEnabled(1, d.differs);
     // A comparison across dataset sizes shows its data scaling first (once: the user's choice stays).
     if (d.differs && !dataDiffered_ && !d.curves.empty()) scalingTabs_->setCurrentIndex(1);
-    if (!d.differs) scalingTabs_->setCurrentIndex(0);
+    if (!d.differs && scalingTabs_->currentIndex() == 1) scalingTabs_->setCurrentIndex(0);
     dataDiffered_ = d.differs && !d.curves.empty();
 }
 
@@ -272,7 +278,30 @@ void ComparePage::rebuild() {
     scaling_->setPoints(points);
     scaling_->setDeviceNoun(tr("replicas"));
     rebuildDataScaling();
+    rebuildLatency();
     rebuildConvergence();
+}
+
+void ComparePage::rebuildLatency() {
+    std::vector<Series> curves;
+    bool onlyServe = !ids_.isEmpty();
+    for (qint64 id : ids_) {
+        auto it = runs_.find(id);
+        if (it == runs_.end() || it->second.row().name.empty()) continue;
+        const RunHistory& h = it->second;
+        if (h.row().kind != "serve") {
+            onlyServe = false;
+            continue;
+        }
+        curves.push_back(Series::make(QStringLiteral("#%1 ").arg(h.row().id.value) + loadtest::compactConfigurationLabel(h.attributes()),
+                                      loadtest::latencyCurve(h.loadTestPoints(), loadtest::Percentile::P99)));
+    }
+    latency_->setSeries(curves);
+    // The tab stays enabled (a chart styled while disabled keeps greyed legend labels); empty
+    // when no load test is compared.
+    // Load tests have no convergence or replica scaling: their curves are what to look at.
+    if (onlyServe && !curves.empty()) scalingTabs_->setCurrentIndex(2);
+    convergence_->setVisible(!(onlyServe && !curves.empty()));
 }
 
 void ComparePage::rebuildConvergence() {
@@ -293,6 +322,8 @@ void ComparePage::rebuildConvergence() {
     for (qint64 id : ids_) {
         auto it = runs_.find(id);
         if (it == runs_.end() || it->second.row().name.empty()) continue;
+        // Predictions and load tests do not converge: they have no curve here.
+        if (it->second.row().kind != "train") continue;
         std::string key = groupSeeds_ ? profiler::seedGroupKey(it->second.row()) : std::string();
         if (key.empty()) key = "#" + std::to_string(id);
         auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == key; });

@@ -43,6 +43,8 @@ public:
 
     TimeSeriesChart* convergenceChart() const { return convergence_; }
     ScalingChart* scalingChart() const { return scaling_; }
+    // Load tests (runs of kind "serve"): one latency–throughput curve (p99) per compared run.
+    TimeSeriesChart* latencyChart() const { return latency_; }
     DataScalingChart* dataScalingChart() const { return dataScaling_; }
     // The data-scaling tab is enabled when the compared runs trained on different numbers of examples.
     bool dataScalingAvailable() const;
@@ -57,6 +59,7 @@ private:
     void rebuild();
     void rebuildConvergence();
     void rebuildDataScaling();
+    void rebuildLatency();
 
     StoreService& store_;
     QList<qint64> ids_;
@@ -75,6 +78,7 @@ private:
     QComboBox* scalingMode_ = nullptr;
     QCheckBox* differencesOnly_ = nullptr;
     TimeSeriesChart* convergence_ = nullptr;
+    TimeSeriesChart* latency_ = nullptr;
     ScalingChart* scaling_ = nullptr;
     QTabWidget* scalingTabs_ = nullptr;  // devices | data
     QComboBox* dataMetricBox_ = nullptr;

@@ -9,6 +9,7 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QSysInfo>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -24,6 +25,7 @@
 #include "ui/launch/runlauncher.h"
 #include "ui/models/format.h"
 #include "ui/pages/dashboard/verdictcard.h"
+#include "ui/pages/inference/serveview.h"
 #include "ui/store/storeservice.h"
 
 namespace trainbench::ui {
@@ -86,6 +88,7 @@ DashboardPage::DashboardPage(StoreService& store, QWidget* parent) : QWidget(par
     setXAxis(XAxis::Step);
 
     auto* charts = new QWidget;
+    trainCharts_ = charts;
     auto* grid = new QGridLayout(charts);
     grid->setContentsMargins(0, 0, 0, 0);
     grid->addWidget(loss_, 0, 0);
@@ -102,8 +105,12 @@ DashboardPage::DashboardPage(StoreService& store, QWidget* parent) : QWidget(par
     side->addWidget(memory_);
     side->setStretchFactor(0, 3);
     side->setStretchFactor(1, 1);
+    serve_ = new ServeView;
+    body_ = new QStackedWidget;
+    body_->addWidget(charts);
+    body_->addWidget(serve_);
     auto* split = new QSplitter(Qt::Horizontal);
-    split->addWidget(charts);
+    split->addWidget(body_);
     split->addWidget(side);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
@@ -149,6 +156,8 @@ void DashboardPage::showRun(qint64 id) {
     breakdown_->setData(std::make_shared<const BreakdownData>());
     memory_->setFootprint({});
     verdict_->setVerdict(std::nullopt);
+    serve_->clear();
+    kind_.clear();
     store_.follow(this, id > 0 ? QList<qint64>{id} : QList<qint64>{});
     refreshHeader();
 }
@@ -166,6 +175,8 @@ void DashboardPage::setXAxis(XAxis x) {
 void DashboardPage::onUpdate(const RunUpdatePtr& update) {
     if (!update || update->row.id.value != runId_) return;
     const size_t first = history_.apply(*update);
+    if (update->row.kind != kind_) arrangeForKind();
+    if (update->row.kind == "serve") serve_->setRun(*update);
     refreshCharts(first, update->reset);
     refreshHeader();
 }
@@ -198,11 +209,34 @@ void DashboardPage::refreshCharts(size_t firstNew, bool whole) {
         shownVerdict_ = verdictKey;
         QString why;
         if (history_.row().status == profiler::RunStatus::Running) why = tr("The verdict is classified when the run ends.");
+        else if (!history_.verdict() && kind_ == "serve") why = tr("This load test has no verdict: it was not classified.");
         else if (!history_.verdict()) why = tr("This run has no verdict: it recorded no steps, or ended before it could "
                                                "be classified.");
         verdict_->setVerdict(history_.verdict(), why);
         memory_->setFootprint(history_.memory());
     }
+}
+
+bool DashboardPage::showsServeView() const { return body_->currentWidget() == serve_; }
+
+void DashboardPage::arrangeForKind() {
+    const profiler::RunRow& r = history_.row();
+    kind_ = r.kind;
+    const bool predict = kind_ == "predict", serve = kind_ == "serve";
+    body_->setCurrentWidget(serve ? static_cast<QWidget*>(serve_) : trainCharts_);
+    // A prediction has no loss, accuracy or optimizer memory: those charts would be flat zeros.
+    loss_->setVisible(!predict);
+    accuracy_->setVisible(!predict);
+    memory_->setVisible(!predict && !serve);
+    xAxis_->setVisible(!serve);
+    throughput_->setTitle(predict ? tr("Examples per second") : tr("Throughput"));
+    throughput_->setAxisTitles(xTitle(x_), predict ? tr("examples/s") : tr("samples/s"));
+    breakdown_->setTitle(predict ? tr("Batch time (input, compute, output)") : tr("Step time"));
+    // The GUI opens training experiments; a prediction's action is a new `predict`, which
+    // `trainbench-cli apply` builds (app/cli/applyprediction), so the card shows that command.
+    verdict_->setCommandHint(predict || serve ? QStringLiteral("trainbench-cli apply %1 --action ").arg(r.id.value) +
+                                                    QStringLiteral("%1 --db ") + store_.info().path
+                                              : QString());
 }
 
 void DashboardPage::refreshHeader() {
@@ -228,6 +262,16 @@ void DashboardPage::refreshHeader() {
     QString text = p.total > 0 ? tr("step %1 of %2").arg(format::integer(p.step), format::integer(p.total))
                                : tr("step %1").arg(format::integer(p.step));
     if (p.etaSeconds) text += tr(" · ETA %1").arg(format::duration(*p.etaSeconds));
+    if (r.kind == "serve") text.clear();  // a load test has points, not steps (the serve view counts them)
+    if (r.kind == "predict") {
+        // What a prediction is measured by: examples/s, time, cost (and top-1 when it had labels).
+        QStringList parts;
+        if (r.throughput) parts << tr("%1 examples/s").arg(format::integer(static_cast<int64_t>(std::llround(*r.throughput))));
+        if (r.train_seconds) parts << format::duration(r.train_seconds);
+        if (r.cost) parts << QStringLiteral("$%1").arg(*r.cost, 0, 'f', *r.cost < 1 ? 4 : 2);
+        if (r.final_accuracy) parts << tr("top-1 %1").arg(format::percent(r.final_accuracy));
+        if (!parts.isEmpty()) text = parts.join(QStringLiteral(" · "));
+    }
     eta_->setText(text);
     stop_->setEnabled(r.status == profiler::RunStatus::Running && r.host == QSysInfo::machineHostName().toStdString());
 }

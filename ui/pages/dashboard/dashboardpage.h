@@ -13,11 +13,13 @@ class QComboBox;
 class QLabel;
 class QProgressBar;
 class QPushButton;
+class QStackedWidget;
 
 namespace trainbench::ui {
 
 class BreakdownChart;
 class MemoryBar;
+class ServeView;
 class StoreService;
 class TimeSeriesChart;
 class VerdictCard;
@@ -41,6 +43,9 @@ public:
     VerdictCard* verdictCard() const { return verdict_; }
     QPushButton* stopButton() const { return stop_; }
     QLabel* statusLabel() const { return status_; }
+    // A load test (kind "serve") is shown here instead of the training charts.
+    ServeView* serveView() const { return serve_; }
+    bool showsServeView() const;
 
 signals:
     // "Try it": the run's experiment with action `number`'s changes, as JSON text.
@@ -51,6 +56,8 @@ private:
     void onUpdate(const RunUpdatePtr& update);
     void refreshCharts(size_t firstNew, bool whole);
     void refreshHeader();
+    // Shows the charts that mean something for the run's kind (train, predict, serve).
+    void arrangeForKind();
     void onTryAction(int number);
     void stopRun();
 
@@ -74,6 +81,10 @@ private:
     BreakdownChart* breakdown_ = nullptr;
     MemoryBar* memory_ = nullptr;
     VerdictCard* verdict_ = nullptr;
+    QWidget* trainCharts_ = nullptr;
+    ServeView* serve_ = nullptr;
+    QStackedWidget* body_ = nullptr;
+    std::string kind_;  // the kind the page is arranged for
 };
 
 }  // namespace trainbench::ui

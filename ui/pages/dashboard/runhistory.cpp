@@ -36,6 +36,7 @@ size_t RunHistory::apply(const RunUpdate& u) {
     evals_ = u.evals;
     attributes_ = u.attributes;
     verdict_ = u.verdict;
+    points_ = u.loadTestPoints;
     return first;
 }
 
@@ -80,7 +81,13 @@ BreakdownDataPtr RunHistory::breakdown() const {
     for (const profiler::StepPhase& phase : profiler::kStepPhases) {
         BreakdownCategory category{QString::fromLatin1(phase.name.data(), static_cast<qsizetype>(phase.name.size())), {}};
         category.seconds.reserve(n);
-        for (const auto& s : steps_) category.seconds.push_back(s.*phase.seconds);
+        bool any = false;
+        for (const auto& s : steps_) {
+            category.seconds.push_back(s.*phase.seconds);
+            any = any || s.*phase.seconds != 0.0;
+        }
+        // A prediction has input, compute (forward) and output only: no empty optimizer bands.
+        if (row_.kind == "predict" && !any) continue;
         d->categories.push_back(std::move(category));
     }
     for (const auto& s : steps_) d->steps.push_back(static_cast<double>(s.step));

@@ -37,6 +37,9 @@ public:
     const std::vector<profiler::EvalSample>& evals() const { return evals_; }
     const std::optional<profiler::Verdict>& verdict() const { return verdict_; }
     std::optional<std::string> attribute(const std::string& key) const;
+    const std::vector<std::pair<std::string, std::string>>& attributes() const { return attributes_; }
+    // A load test's points (kind "serve"), whole as of the last update.
+    const std::vector<profiler::LoadTestPoint>& loadTestPoints() const { return points_; }
 
     // Points of steps [from, end) against x: training loss, samples/s.
     std::vector<QPointF> lossPoints(XAxis x, size_t from = 0) const;
@@ -56,6 +59,7 @@ private:
     std::vector<profiler::EvalSample> evals_;
     std::vector<std::pair<std::string, std::string>> attributes_;
     std::optional<profiler::Verdict> verdict_;
+    std::vector<profiler::LoadTestPoint> points_;
 };
 
 }  // namespace trainbench::ui

@@ -86,7 +86,12 @@ VerdictCard::VerdictCard(QWidget* parent) : QWidget(parent) {
 void VerdictCard::clearBody() {
     buttons_.clear();
     while (QLayoutItem* item = body_->takeAt(0)) {
-        if (QWidget* w = item->widget()) w->deleteLater();
+        // Hidden at once: deleteLater waits for the event loop, and until then the old card would
+        // still be drawn under the new one.
+        if (QWidget* w = item->widget()) {
+            w->hide();
+            w->deleteLater();
+        }
         delete item;
     }
 }
@@ -147,6 +152,19 @@ void VerdictCard::setVerdict(const std::optional<profiler::Verdict>& verdict, co
         auto* label = wrapped(t);
         if (!a.rationale.empty()) label->setToolTip(QString::fromStdString(a.rationale));
         fl->addWidget(label);
+        if (!commandHint_.isEmpty()) {
+            // An action with no key to change has nothing to apply.
+            if (a.changes.empty()) {
+                body_->addWidget(frame);
+                continue;
+            }
+            auto* command = wrapped(QStringLiteral("<code>%1</code>").arg(html(commandHint_.arg(rank).toStdString())));
+            command->setTextInteractionFlags(Qt::TextSelectableByMouse);
+            command->setToolTip(tr("Run this in a terminal: it starts the changed prediction"));
+            fl->addWidget(command);
+            body_->addWidget(frame);
+            continue;
+        }
         auto* button = new QPushButton(tr("Try it"));
         button->setEnabled(!a.changes.empty());
         button->setToolTip(a.changes.empty()

@@ -26,6 +26,10 @@ public:
     static QString explain(profiler::BoundKind kind);
     static QString explain(profiler::Severity severity);
 
+    // Non-empty: the actions get no "Try it" button but this command line, its %1 replaced by the
+    // action's rank (a prediction run's actions are applied with `trainbench-cli apply`).
+    void setCommandHint(const QString& commandLine) { commandHint_ = commandLine; }
+
     // The "Try it" buttons, in rank order (tests).
     QList<QPushButton*> tryButtons() const { return buttons_; }
 
@@ -40,6 +44,7 @@ private:
     QLabel* summary_ = nullptr;
     QVBoxLayout* body_ = nullptr;
     QList<QPushButton*> buttons_;
+    QString commandHint_;
 };
 
 }  // namespace trainbench::ui
