@@ -158,6 +158,11 @@ private slots:
         // $0.10 an hour over 800 × 5.4 × 0.995 predictions a second.
         QCOMPARE(t->item(2, 6)->text(), QStringLiteral("$%1").arg(0.10 / 3600 / (800 * 5.4 * 0.995) * 1e6, 0, 'f', 4));
 
+        // The selected configuration's verdict is the serving verdict of its points: 40 % of a query's
+        // time waiting (queue 30 %, batch 10 %), so queue-bound.
+        t->selectRow(0);
+        QTRY_COMPARE_WITH_TIMEOUT(page->verdictCard()->titleText(), QStringLiteral("queue-bound (moderate)"), 5000);
+
         // A p99 bound of 1 ms: the int8 configuration's best point is its second (p99 3.5 / 5.4 ms).
         page->boundBox()->setValue(1.0);
         QTRY_COMPARE_WITH_TIMEOUT(t->item(2, 3)->text(), QStringLiteral("%1").arg(400 * 5.4 * 0.995, 0, 'f', 1), 5000);

@@ -1,5 +1,9 @@
 #include "ui/store/storereader.h"
 
+#include <map>
+
+#include "app/loadtest/servingrunverdict.h"
+
 #include <QFileInfo>
 #include <QTimer>
 
@@ -180,6 +184,10 @@ std::optional<RunUpdate> StoreReader::updateOf(const profiler::RunRow& row, Foll
     u.attributes = f.attributes;
     u.opStats = f.opStats;
     u.verdict = f.verdict;
+    if (row.kind == "serve" && !u.loadTestPoints.empty()) {
+        std::map<std::string, std::string> attributes(f.attributes.begin(), f.attributes.end());
+        u.servingVerdict = profiler::classifyServing(u.loadTestPoints, app::servedSettings(row, attributes));
+    }
     if (!u.newSteps.empty()) f.lastStep = u.newSteps.back().step;
     f.evals = u.evals.size();
     f.sent = true;

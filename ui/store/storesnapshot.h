@@ -13,6 +13,7 @@
 
 #include "profiler/grouping/seedgroup.h"
 #include "profiler/store/runstore.h"
+#include "profiler/verdict/servingverdict.h"
 
 namespace trainbench::ui {
 
@@ -55,8 +56,10 @@ struct RunUpdate {
     std::vector<std::pair<std::string, std::string>> attributes;
     std::vector<profiler::OpStatRow> opStats;
     std::optional<profiler::Verdict> verdict;
-    // A load test (kind "serve"): every point measured so far, whole (they are few).
+    // A load test (kind "serve"): every point measured so far, whole (they are few), and the
+    // serving verdict of them (profiler/verdict/servingverdict.h), classified on the reader's thread.
     std::vector<profiler::LoadTestPoint> loadTestPoints;
+    std::optional<profiler::ServingVerdict> servingVerdict;
 };
 using RunUpdatePtr = std::shared_ptr<const RunUpdate>;
 

@@ -204,15 +204,19 @@ void DashboardPage::refreshCharts(size_t firstNew, bool whole) {
         breakdownAge_.start();
     }
     const QString verdictKey = QString::fromStdString(std::string(profiler::runStatusName(history_.row().status))) +
-                               QString::fromStdString(history_.row().verdict.value_or(""));
+                               QString::fromStdString(history_.row().verdict.value_or("")) +
+                               QString::number(history_.loadTestPoints().size());
     if (verdictKey != shownVerdict_ && !history_.row().name.empty()) {
         shownVerdict_ = verdictKey;
         QString why;
         if (history_.row().status == profiler::RunStatus::Running) why = tr("The verdict is classified when the run ends.");
-        else if (!history_.verdict() && kind_ == "serve") why = tr("This load test has no verdict: it was not classified.");
+        else if (kind_ == "serve") why = tr("This load test measured no point: there is nothing to classify.");
         else if (!history_.verdict()) why = tr("This run has no verdict: it recorded no steps, or ended before it could "
                                                "be classified.");
-        verdict_->setVerdict(history_.verdict(), why);
+        if (kind_ == "serve" && history_.servingVerdict())
+            verdict_->setServingVerdict(*history_.servingVerdict());
+        else
+            verdict_->setVerdict(history_.verdict(), why);
         memory_->setFootprint(history_.memory());
     }
 }
@@ -235,7 +239,7 @@ void DashboardPage::arrangeForKind() {
     // The GUI opens training experiments; a prediction's action is a new `predict`, which
     // `trainbench-cli apply` builds (app/cli/applyprediction), so the card shows that command.
     verdict_->setCommandHint(predict || serve ? QStringLiteral("trainbench-cli apply %1 --action ").arg(r.id.value) +
-                                                    QStringLiteral("%1 --db ") + store_.info().path
+                                                    QStringLiteral("%1 --run --db ") + store_.info().path
                                               : QString());
 }
 

@@ -37,6 +37,7 @@ size_t RunHistory::apply(const RunUpdate& u) {
     attributes_ = u.attributes;
     verdict_ = u.verdict;
     points_ = u.loadTestPoints;
+    servingVerdict_ = u.servingVerdict;
     return first;
 }
 

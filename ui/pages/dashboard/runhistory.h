@@ -40,6 +40,8 @@ public:
     const std::vector<std::pair<std::string, std::string>>& attributes() const { return attributes_; }
     // A load test's points (kind "serve"), whole as of the last update.
     const std::vector<profiler::LoadTestPoint>& loadTestPoints() const { return points_; }
+    // Their serving verdict, classified by the store reader (nullopt: no point yet, or not a load test).
+    const std::optional<profiler::ServingVerdict>& servingVerdict() const { return servingVerdict_; }
 
     // Points of steps [from, end) against x: training loss, samples/s.
     std::vector<QPointF> lossPoints(XAxis x, size_t from = 0) const;
@@ -60,6 +62,7 @@ private:
     std::vector<std::pair<std::string, std::string>> attributes_;
     std::optional<profiler::Verdict> verdict_;
     std::vector<profiler::LoadTestPoint> points_;
+    std::optional<profiler::ServingVerdict> servingVerdict_;
 };
 
 }  // namespace trainbench::ui

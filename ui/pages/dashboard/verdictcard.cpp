@@ -177,4 +177,50 @@ void VerdictCard::setVerdict(const std::optional<profiler::Verdict>& verdict, co
     }
 }
 
+QString VerdictCard::titleText() const { return title_->text(); }
+
+void VerdictCard::setServingVerdict(const profiler::ServingVerdict& v) {
+    clearBody();
+    title_->setText(QString::fromLatin1(profiler::servingBoundName(v.bound)) + QStringLiteral(" (") +
+                    QString::fromLatin1(profiler::severityName(v.severity)) + QStringLiteral(")"));
+    title_->setStyleSheet(QStringLiteral("color: %1").arg(colorOf(v.severity)));
+    title_->setToolTip(tr("What bounds the served model at the point with the most queries per second answered "
+                          "without errors: the load generator, the queue, too little batching, JSON, the weights "
+                          "streamed per small batch, or the model's compute (docs/cli.md, loadtest)") +
+                       QStringLiteral("\n\n") + explain(v.severity));
+    summary_->setText(html(v.summary));
+    if (!v.evidence.empty()) {
+        QString list = heading(tr("Evidence")) + QStringLiteral("<ul style='margin-left:-20px'>");
+        for (const auto& e : v.evidence) list += QStringLiteral("<li>%1</li>").arg(html(e.text));
+        auto* l = wrapped(list + QStringLiteral("</ul>"));
+        l->setToolTip(tr("A query's mean latency split by where it went (the server's own timing header and the client's clock)"));
+        body_->addWidget(l);
+    }
+    if (v.actions.empty()) return;
+    body_->addWidget(wrapped(heading(tr("What to change"))));
+    int rank = 0;
+    for (const auto& a : v.actions) {
+        ++rank;
+        auto* frame = new QFrame;
+        frame->setFrameShape(QFrame::StyledPanel);
+        auto* fl = new QVBoxLayout(frame);
+        QString t = QStringLiteral("<b>%1. %2</b>").arg(rank).arg(html(a.title));
+        for (const auto& c : a.changes)
+            t += QStringLiteral("<br><code>%1: %2 → %3</code>")
+                     .arg(html(c.flag), c.from.empty() ? tr("(default)") : html(c.from), html(c.to));
+        if (!a.expected.empty()) t += QStringLiteral("<br>") + tr("Expected: %1").arg(html(a.expected));
+        auto* label = wrapped(t);
+        if (!a.rationale.empty()) label->setToolTip(QString::fromStdString(a.rationale));
+        fl->addWidget(label);
+        if (!commandHint_.isEmpty()) {
+            auto* command = wrapped(QStringLiteral("<code>%1</code>").arg(html(commandHint_.arg(rank).toStdString())));
+            command->setTextInteractionFlags(Qt::TextSelectableByMouse);
+            command->setToolTip(tr("Run this in a terminal: it starts the load test again with this change, recorded "
+                                   "as a new run"));
+            fl->addWidget(command);
+        }
+        body_->addWidget(frame);
+    }
+}
+
 }  // namespace trainbench::ui

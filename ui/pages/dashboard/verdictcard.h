@@ -6,6 +6,7 @@
 
 #include <optional>
 
+#include "profiler/verdict/servingverdict.h"
 #include "profiler/verdict/verdict.h"
 
 class QLabel;
@@ -21,6 +22,9 @@ public:
 
     // nullopt: the run has no verdict yet (running, or recorded no steps); `why` says which.
     void setVerdict(const std::optional<profiler::Verdict>& verdict, const QString& why = {});
+    // A load test's verdict (profiler/verdict/servingverdict.h): its actions are server or client
+    // flag changes, applied with the command hint (`trainbench-cli apply RUN --action N --run`).
+    void setServingVerdict(const profiler::ServingVerdict& verdict);
 
     // What a kind of bound means, for tooltips here and in tables.
     static QString explain(profiler::BoundKind kind);
@@ -30,6 +34,8 @@ public:
     // action's rank (a prediction run's actions are applied with `trainbench-cli apply`).
     void setCommandHint(const QString& commandLine) { commandHint_ = commandLine; }
 
+    // The title as shown ("queue-bound (moderate)", "No verdict yet"): tests.
+    QString titleText() const;
     // The "Try it" buttons, in rank order (tests).
     QList<QPushButton*> tryButtons() const { return buttons_; }
 

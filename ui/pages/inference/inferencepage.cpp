@@ -245,10 +245,14 @@ void InferencePage::showVerdictOf(int row) {
     if (it == updates_.end()) return;
     const RunUpdate& u = *it->second;
     verdict_->setCommandHint(QStringLiteral("trainbench-cli apply %1 --action ").arg(u.row.id.value) +
-                             QStringLiteral("%1 --db ") + store_.info().path);
-    verdict_->setVerdict(u.verdict, u.row.status == profiler::RunStatus::Running
-                                        ? tr("The verdict is classified when the load test ends.")
-                                        : tr("This load test (run %1) has no verdict.").arg(u.row.id.value));
+                             QStringLiteral("%1 --run --db ") + store_.info().path);
+    if (u.servingVerdict) {
+        verdict_->setServingVerdict(*u.servingVerdict);
+        return;
+    }
+    verdict_->setVerdict(std::nullopt, u.row.status == profiler::RunStatus::Running
+                                           ? tr("The verdict is classified once a point is measured.")
+                                           : tr("This load test (run %1) measured no point.").arg(u.row.id.value));
 }
 
 }  // namespace trainbench::ui
