@@ -2,7 +2,8 @@
 # Builds resources/demo/runs.db: the small run store that `trainbench --screenshot` and the docs'
 # pictures use. Every run in it is real: short trainings of the shipped experiments on a slice of
 # Fashion-MNIST (three seeds of W1, W2, mirrored 1/2 replicas for a scaling chart, an input-bound
-# run with its verdict). Usage: scripts/make-demo-store.sh [build dir, default build/release]
+# run with its verdict), and load tests of the first seed's model served in fp32 and int8, with and
+# without dynamic batching (the Inference page). Usage: scripts/make-demo-store.sh [build dir, default build/release]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$PWD"
@@ -22,7 +23,8 @@ cp experiments/fmnist-mlp.json experiments/fmnist-cnn.json experiments/io-bound-
 run() { "$cli" run "$tmp/$1" "${@:2}" --db "$db" -q >/dev/null; }
 slice=(--set data.train_limit=12800 --set data.test_limit=2000 --set train.eval_every_steps=50)
 for seed in 1 2 3; do
-  run experiments/fmnist-mlp.json "${slice[@]}" --set train.epochs=3 --set seed=$seed --set name=fmnist-mlp-seed$seed
+  run experiments/fmnist-mlp.json "${slice[@]}" --set train.epochs=3 --set seed=$seed --set name=fmnist-mlp-seed$seed \
+    --set train.checkpoint_at_end=true
 done
 run experiments/fmnist-cnn.json "${slice[@]}" --set train.epochs=2 --set train.batch_size=64
 for replicas in 1 2; do
@@ -34,6 +36,17 @@ if [[ -d data/fashion-mnist-tfrecord ]]; then
 else
   echo "data/fashion-mnist-tfrecord not found (scripts/prepare-io-data.sh makes it): no input-bound run" >&2
 fi
+# Inference on the first seed's model: run from the store's folder, so that what the runs record
+# names the store as runs.db, not a folder of this machine.
+cli_abs="$(cd "$(dirname "$cli")" && pwd)/$(basename "$cli")"
+( cd "$tmp"
+  for precision in fp32 int8; do
+    "$cli_abs" loadtest fmnist-mlp-seed1 --db runs.db -q --precision "$precision" --enable-batching false \
+      --scenario concurrency --concurrency 1,2,4,8 --min-duration 1s --name "loadtest-$precision-unbatched"
+    "$cli_abs" loadtest fmnist-mlp-seed1 --db runs.db -q --precision "$precision" --batch-timeout-micros 1000 \
+      --max-batch-size 64 --scenario concurrency --concurrency 1,2,4,8 --min-duration 1s --name "loadtest-$precision-batched"
+  done
+)
 # Compact and drop the write-ahead log: one self-contained file, in rollback-journal mode so that
 # readers (trainbench --screenshot opens it in place, read-only) add no -wal and -shm beside it.
 sqlite3 "$db" "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode = DELETE; VACUUM;"
