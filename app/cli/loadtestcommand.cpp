@@ -75,6 +75,17 @@ public:
         char dirTemplate[] = "/tmp/trainbench-loadtest-XXXXXX";
         if (!::mkdtemp(dirTemplate)) throw std::runtime_error("cannot make a temporary folder for the server's address");
         dir_ = dirTemplate;
+        try {
+            start(a, signals);
+        } catch (...) {
+            std::error_code ec;
+            fs::remove_all(dir_, ec);  // the destructor does not run for a constructor that throws
+            throw;
+        }
+    }
+
+private:
+    void start(const LoadTestArgs& a, const StopSignals& signals) {
         const std::string ready = dir_ + "/ready";
         std::vector<std::string> argv = {"/proc/self/exe", "serve", "--db=" + a.db, "--bind=127.0.0.1", "--port=0",
                                          "--ready-file=" + ready};
@@ -98,6 +109,8 @@ public:
                                          ") did not listen within 5 minutes:\n" + output());
         }
     }
+
+public:
     ~ServerProcess() {
         stop();
         std::error_code ec;
