@@ -69,11 +69,18 @@ std::vector<QPointF> secondSeries(const std::vector<profiler::LoadTestPoint>& po
     double offset = 0.0;
     for (const auto& pt : points) {
         int64_t last = -1;
+        int64_t lastSecond = -1;
+        for (const auto& s : pt.seconds) lastSecond = std::max(lastSecond, s.second);
         for (const auto& s : pt.seconds) {
             last = std::max(last, s.second);
             const double x = offset + static_cast<double>(s.second);
-            if (v == SecondValue::Qps) out.emplace_back(x, static_cast<double>(s.completed));
-            else if (const auto& ms = v == SecondValue::P50 ? s.p50_ms : s.p99_ms) out.emplace_back(x, *ms);
+            // A point's last second is partial (the point ended within it): its count is not a rate.
+            const bool partial = s.second == lastSecond && pt.seconds.size() > 1;
+            if (v == SecondValue::Qps) {
+                if (!partial) out.emplace_back(x, static_cast<double>(s.completed));
+            }
+            else if (const auto& ms = v == SecondValue::P50 ? s.p50_ms : s.p99_ms)
+                out.emplace_back(x, *ms);
         }
         offset += static_cast<double>(last + 1);
     }

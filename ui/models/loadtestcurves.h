@@ -33,7 +33,8 @@ std::vector<QPointF> latencyCurve(const std::vector<profiler::LoadTestPoint>& po
 
 // The per-second series of all points one after the other (point k's seconds follow point k-1's):
 // x is seconds since the test began; y queries completed per second, or p50/p99 ms (seconds in
-// which no query ended are left out).
+// which no query ended are left out). A point's last second is partial — the point ended within
+// it — so its count is left out of the QPS series (it would draw a dip to nearly 0 between points).
 enum class SecondValue { Qps, P50, P99 };
 std::vector<QPointF> secondSeries(const std::vector<profiler::LoadTestPoint>& points, SecondValue v);
 
