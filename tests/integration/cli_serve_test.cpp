@@ -259,6 +259,16 @@ TEST_F(CliServe, AQueueBoundLoadTestsActionIsANewLoadTestWithTheShorterTimeout) 
     EXPECT_NE(profile.out.find("1. Shorter batch timeout"), std::string::npos) << profile.out;
     EXPECT_NE(profile.out.find("--batch-timeout-micros: 20000 -> 5000"), std::string::npos) << profile.out;
 
+    // A hostile run name reaches the printed command as one quoted shell word, never as code.
+    const auto hostile = runCli({"loadtest", "source", "--db", db_, "-q", "--scenario", "single-stream",
+                                 "--batch-timeout-micros", "20000", "--min-queries", "10", "--min-duration", "0s",
+                                 "--name", "x'; touch pwned #\n$(id)"},
+                                tmp_->path);
+    ASSERT_EQ(hostile.exitCode, 0) << hostile.err;
+    const auto shown = runCli({"apply", "x'; touch pwned #\n$(id)", "--action", "1", "--db", db_}, tmp_->path);
+    ASSERT_EQ(shown.exitCode, 0) << shown.err << shown.out;
+    EXPECT_NE(shown.out.find("--name 'x'\\''; touch pwned #\n$(id)-action1'"), std::string::npos) << shown.out;
+
     const auto apply = runCli({"apply", "slow", "--action", "1", "--run", "-q", "--db", db_}, tmp_->path);
     ASSERT_EQ(apply.exitCode, 0) << apply.err << apply.out;
     EXPECT_NE(apply.out.find("as a load test: trainbench-cli loadtest '1' --scenario single-stream"), std::string::npos)

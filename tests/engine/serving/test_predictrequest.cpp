@@ -63,6 +63,18 @@ TEST(PredictRequest, TheFastPathReadsEveryNumberAsTheFullDecoderDoes) {
     }
 }
 
+// A body cut off anywhere (a client that stops sending, a truncated proxy write) is refused with a
+// message, never taken as fewer examples or fewer numbers.
+TEST(PredictRequest, EveryTruncationOfAGoodBodyIsRefused) {
+    const std::string body = R"({"instances": [[1, 2.5, -3e2, 4], [0.25, 6, 7, 8]]})";
+    PredictRequest r;
+    ASSERT_EQ(decode(body, r), "");
+    for (size_t n = 0; n < body.size(); ++n) {
+        PredictRequest cut;
+        EXPECT_NE(decode(body.substr(0, n), cut), "") << "accepted the first " << n << " bytes";
+    }
+}
+
 TEST(PredictRequest, WhatTheFastPathLeavesIsStillRefusedByName) {
     PredictRequest r;
     EXPECT_NE(decode(R"({"instances": [[1,2,3,01]]})", r), "") << "a leading zero is not JSON";
