@@ -142,27 +142,14 @@ void VerdictCard::setVerdict(const std::optional<profiler::Verdict>& verdict, co
     int rank = 0;
     for (const auto& a : verdict->actions) {
         ++rank;
-        auto* frame = new QFrame;
-        frame->setFrameShape(QFrame::StyledPanel);
-        auto* fl = new QVBoxLayout(frame);
-        QString t = QStringLiteral("<b>%1. %2</b>").arg(rank).arg(html(a.title));
+        QStringList changes;
         for (const auto& c : a.changes)
-            t += QStringLiteral("<br><code>%1</code>").arg(html(app::changeText(c)).replace(QStringLiteral("-&gt;"), QStringLiteral("→")));
-        if (!a.expected.empty()) t += QStringLiteral("<br>") + tr("Expected: %1").arg(html(a.expected));
-        auto* label = wrapped(t);
-        if (!a.rationale.empty()) label->setToolTip(QString::fromStdString(a.rationale));
-        fl->addWidget(label);
+            changes << html(app::changeText(c)).replace(QStringLiteral("-&gt;"), QStringLiteral("→"));
+        QVBoxLayout* fl = addActionFrame(rank, a.title, changes, a.expected, a.rationale);
         if (!commandHint_.isEmpty()) {
             // An action with no key to change has nothing to apply.
-            if (a.changes.empty()) {
-                body_->addWidget(frame);
-                continue;
-            }
-            auto* command = wrapped(QStringLiteral("<code>%1</code>").arg(html(commandHint_.arg(rank).toStdString())));
-            command->setTextInteractionFlags(Qt::TextSelectableByMouse);
-            command->setToolTip(tr("Run this in a terminal: it starts the changed prediction"));
-            fl->addWidget(command);
-            body_->addWidget(frame);
+            if (!a.changes.empty())
+                addCommand(fl, rank, tr("Run this in a terminal: it starts the changed prediction"));
             continue;
         }
         auto* button = new QPushButton(tr("Try it"));
@@ -173,11 +160,32 @@ void VerdictCard::setVerdict(const std::optional<profiler::Verdict>& verdict, co
         connect(button, &QPushButton::clicked, this, [this, rank] { emit tryAction(rank); });
         fl->addWidget(button, 0, Qt::AlignLeft);
         buttons_.append(button);
-        body_->addWidget(frame);
     }
 }
 
 QString VerdictCard::titleText() const { return title_->text(); }
+
+QVBoxLayout* VerdictCard::addActionFrame(int rank, const std::string& title, const QStringList& changes,
+                                         const std::string& expected, const std::string& rationale) {
+    auto* frame = new QFrame;
+    frame->setFrameShape(QFrame::StyledPanel);
+    auto* fl = new QVBoxLayout(frame);
+    QString t = QStringLiteral("<b>%1. %2</b>").arg(rank).arg(html(title));
+    for (const QString& c : changes) t += QStringLiteral("<br><code>%1</code>").arg(c);
+    if (!expected.empty()) t += QStringLiteral("<br>") + tr("Expected: %1").arg(html(expected));
+    auto* label = wrapped(t);
+    if (!rationale.empty()) label->setToolTip(QString::fromStdString(rationale));
+    fl->addWidget(label);
+    body_->addWidget(frame);
+    return fl;
+}
+
+void VerdictCard::addCommand(QVBoxLayout* frame, int rank, const QString& tooltip) {
+    auto* command = wrapped(QStringLiteral("<code>%1</code>").arg(html(commandHint_.arg(rank).toStdString())));
+    command->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    command->setToolTip(tooltip);
+    frame->addWidget(command);
+}
 
 void VerdictCard::setServingVerdict(const profiler::ServingVerdict& v) {
     clearBody();
@@ -201,25 +209,13 @@ void VerdictCard::setServingVerdict(const profiler::ServingVerdict& v) {
     int rank = 0;
     for (const auto& a : v.actions) {
         ++rank;
-        auto* frame = new QFrame;
-        frame->setFrameShape(QFrame::StyledPanel);
-        auto* fl = new QVBoxLayout(frame);
-        QString t = QStringLiteral("<b>%1. %2</b>").arg(rank).arg(html(a.title));
+        QStringList changes;
         for (const auto& c : a.changes)
-            t += QStringLiteral("<br><code>%1: %2 → %3</code>")
-                     .arg(html(c.flag), c.from.empty() ? tr("(default)") : html(c.from), html(c.to));
-        if (!a.expected.empty()) t += QStringLiteral("<br>") + tr("Expected: %1").arg(html(a.expected));
-        auto* label = wrapped(t);
-        if (!a.rationale.empty()) label->setToolTip(QString::fromStdString(a.rationale));
-        fl->addWidget(label);
-        if (!commandHint_.isEmpty()) {
-            auto* command = wrapped(QStringLiteral("<code>%1</code>").arg(html(commandHint_.arg(rank).toStdString())));
-            command->setTextInteractionFlags(Qt::TextSelectableByMouse);
-            command->setToolTip(tr("Run this in a terminal: it starts the load test again with this change, recorded "
-                                   "as a new run"));
-            fl->addWidget(command);
-        }
-        body_->addWidget(frame);
+            changes << QStringLiteral("%1: %2 → %3").arg(html(c.flag), c.from.empty() ? tr("(default)") : html(c.from), html(c.to));
+        QVBoxLayout* fl = addActionFrame(rank, a.title, changes, a.expected, a.rationale);
+        if (!commandHint_.isEmpty())
+            addCommand(fl, rank, tr("Run this in a terminal: it starts the load test again with this change, recorded "
+                                    "as a new run"));
     }
 }
 

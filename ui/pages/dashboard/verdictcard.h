@@ -5,6 +5,7 @@
 #include <QWidget>
 
 #include <optional>
+#include <string>
 
 #include "profiler/verdict/servingverdict.h"
 #include "profiler/verdict/verdict.h"
@@ -45,6 +46,12 @@ signals:
 
 private:
     void clearBody();
+    // One ranked action as a framed box in the body (title, changes as given, expected, rationale as
+    // tooltip); returns its layout for a button or a command line.
+    QVBoxLayout* addActionFrame(int rank, const std::string& title, const QStringList& changes,
+                                const std::string& expected, const std::string& rationale);
+    // The command hint for action `rank`, selectable, under the action.
+    void addCommand(QVBoxLayout* frame, int rank, const QString& tooltip);
 
     QLabel* title_ = nullptr;
     QLabel* summary_ = nullptr;
