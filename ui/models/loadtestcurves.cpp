@@ -16,37 +16,39 @@ std::optional<std::string> attribute(const Attributes& attributes, const std::st
     return std::nullopt;
 }
 
-QString configurationLabel(const Attributes& a) {
+namespace {
+
+// The server configuration's parts, each written with its format (%1: the recorded value).
+struct LabelFormats {
+    const char* batch;      // max_batch_size
+    const char* timeout;    // batch_timeout_micros
+    const char* instances;  // instances ("" : say "1 instance" / "N instances")
+};
+
+QString labelOf(const Attributes& a, const LabelFormats& f) {
     QStringList parts;
     if (auto v = attribute(a, runattr::kServePrecision)) parts << QString::fromStdString(*v);
     const auto batching = attribute(a, runattr::kServeEnableBatching);
     if (batching && (*batching == "0" || *batching == "false")) {
         parts << QStringLiteral("no batching");
     } else {
-        if (auto v = attribute(a, runattr::kServeMaxBatchSize)) parts << QStringLiteral("batch ≤ %1").arg(QString::fromStdString(*v));
+        if (auto v = attribute(a, runattr::kServeMaxBatchSize)) parts << QString::fromUtf8(f.batch).arg(QString::fromStdString(*v));
         if (auto v = attribute(a, runattr::kServeBatchTimeoutMicros))
-            parts << QStringLiteral("timeout %1 µs").arg(QString::fromStdString(*v));
+            parts << QString::fromUtf8(f.timeout).arg(QString::fromStdString(*v));
     }
-    if (auto v = attribute(a, runattr::kServeInstances))
-        parts << (*v == "1" ? QStringLiteral("1 instance") : QStringLiteral("%1 instances").arg(QString::fromStdString(*v)));
+    if (auto v = attribute(a, runattr::kServeInstances)) {
+        if (*f.instances) parts << QString::fromUtf8(f.instances).arg(QString::fromStdString(*v));
+        else parts << (*v == "1" ? QStringLiteral("1 instance") : QStringLiteral("%1 instances").arg(QString::fromStdString(*v)));
+    }
     if (parts.isEmpty()) return QStringLiteral("configuration not recorded");
     return parts.join(QStringLiteral(" · "));
 }
 
-QString compactConfigurationLabel(const Attributes& a) {
-    QStringList parts;
-    if (auto v = attribute(a, runattr::kServePrecision)) parts << QString::fromStdString(*v);
-    const auto batching = attribute(a, runattr::kServeEnableBatching);
-    if (batching && (*batching == "0" || *batching == "false")) {
-        parts << QStringLiteral("no batching");
-    } else {
-        if (auto v = attribute(a, runattr::kServeMaxBatchSize)) parts << QStringLiteral("b%1").arg(QString::fromStdString(*v));
-        if (auto v = attribute(a, runattr::kServeBatchTimeoutMicros)) parts << QStringLiteral("%1 µs").arg(QString::fromStdString(*v));
-    }
-    if (auto v = attribute(a, runattr::kServeInstances)) parts << QStringLiteral("×%1").arg(QString::fromStdString(*v));
-    if (parts.isEmpty()) return QStringLiteral("configuration not recorded");
-    return parts.join(QStringLiteral(" · "));
-}
+}  // namespace
+
+QString configurationLabel(const Attributes& a) { return labelOf(a, {"batch ≤ %1", "timeout %1 µs", ""}); }
+
+QString compactConfigurationLabel(const Attributes& a) { return labelOf(a, {"b%1", "%1 µs", "×%1"}); }
 
 QString modelLabel(const Attributes& a) {
     if (auto v = attribute(a, runattr::kServeSourceRun); v && !v->empty()) return QStringLiteral("run %1").arg(QString::fromStdString(*v));
