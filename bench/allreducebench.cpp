@@ -37,11 +37,6 @@ namespace {
 using namespace std::chrono_literals;
 constexpr const char* kTokenVariable = "TRAINBENCH_JOB_TOKEN";
 
-double percentile(std::vector<double> v, double p) {
-    std::sort(v.begin(), v.end());
-    return v[static_cast<size_t>(p * static_cast<double>(v.size() - 1))];
-}
-
 template <class F>
 double secondsPerOp(int ops, F&& op) {
     const auto t0 = Clock::now();

@@ -21,7 +21,7 @@ namespace trainbench::bench {
 namespace {
 
 namespace lt = app::loadtest;
-constexpr int64_t kPixels = 28 * 28;
+constexpr int64_t kImagePixels = 28 * 28;
 
 std::string cpuName() {
     std::ifstream f("/proc/cpuinfo");
@@ -56,10 +56,10 @@ double inProcessP50Us(const engine::graph::Graph& g, const lt::ExampleSet& x, in
         dev.bindThreads();
         engine::inference::CompiledGraph c(engine::graph::optimizeForInference(g), dev);
         std::vector<float> logits(10);
-        for (int i = 0; i < 50; ++i) c.run(x.values.data() + (i % x.count) * kPixels, 1, logits.data());
+        for (int i = 0; i < 50; ++i) c.run(x.values.data() + (i % x.count) * kImagePixels, 1, logits.data());
         for (int q = 0; q < queries; ++q) {
             const auto t0 = Clock::now();
-            c.run(x.values.data() + (q % x.count) * kPixels, 1, logits.data());
+            c.run(x.values.data() + (q % x.count) * kImagePixels, 1, logits.data());
             lat.push_back(secondsSince(t0) * 1e6);
         }
     });

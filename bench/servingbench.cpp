@@ -72,18 +72,12 @@ private:
 
 const std::string kBody = R"({"instances": [[1, 2, 3, 4]]})";
 
-double percentile(std::vector<double> v, double p) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())))];
-}
-
-struct Side {
+struct LoadSide {
     double qps = 0, p50 = 0, p99 = 0, meanBatch = 0;
     int failed = 0;
 };
 
-Side closedLoop(const ServingBenchOptions& o, int64_t maxBatch) {
+LoadSide closedLoop(const ServingBenchOptions& o, int64_t maxBatch) {
     serving::ServingOptions so;
     so.batching.max_batch_size = maxBatch;
     so.batching.num_batch_threads = 1;
@@ -134,7 +128,7 @@ int servingBatchingBench(const ServingBenchOptions& o) {
     int failed = 0;
     for (int r = 0; r < o.rounds; ++r)
         for (int side = 0; side < 2; ++side) {
-            const Side s = closedLoop(o, side == 0 ? 1 : o.maxBatch);
+            const LoadSide s = closedLoop(o, side == 0 ? 1 : o.maxBatch);
             qps[side].push_back(s.qps);
             p50[side].push_back(s.p50);
             p99[side].push_back(s.p99);

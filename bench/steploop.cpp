@@ -70,12 +70,6 @@ std::vector<double> after(const std::vector<double>& v, int64_t skip) {
 }
 
 // The p-th fraction of a set of timings: p = 0.1, the steps no hiccup of the machine slowed.
-double percentile(std::vector<double> v, double p) {
-    if (v.empty()) return 0.0;
-    std::sort(v.begin(), v.end());
-    return v[static_cast<size_t>(p * static_cast<double>(v.size() - 1))];
-}
-
 double mean(const std::vector<double>& v) {
     double sum = 0.0;
     for (double x : v) sum += x;

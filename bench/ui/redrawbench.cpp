@@ -73,12 +73,6 @@ std::vector<Zoom> wideZooms(double x0, double x1, int count, std::mt19937& rng) 
     return out;
 }
 
-double percentile(std::vector<double> v, double p) {
-    if (v.empty()) return 0.0;
-    std::sort(v.begin(), v.end());
-    return v[std::min(v.size() - 1, size_t(std::ceil(p * double(v.size()))) - (p > 0 ? 1 : 0))];
-}
-
 double msSince(Clock::time_point t0) { return secondsSince(t0) * 1e3; }
 
 // CPU time of this thread: what a frame costs when the machine is shared (wall time is what a

@@ -12,6 +12,7 @@
 
 #include "app/experiment/experiment.h"
 #include "profiler/store/runwriter.h"
+#include "bench/benchutil.h"
 
 namespace trainbench::bench {
 
@@ -91,11 +92,6 @@ bool startOnce(const QString& program, const QString& db, const QString& config,
     }
     std::fprintf(stderr, "%s did not report ready: %s\n", qPrintable(program), p.readAllStandardError().constData());
     return false;
-}
-
-double percentile(std::vector<double> v, double q) {
-    std::sort(v.begin(), v.end());
-    return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
 }
 
 bool measure(const char* label, const QString& program, const QString& db, int reps, const QString& config) {

@@ -5,12 +5,12 @@
 #include <exception>
 
 #include "engine/util/threadname.h"
+#include "engine/util/elapsed.h"
 
 namespace trainbench::engine::serving {
 
 namespace {
 using Clock = BatchTask::Clock;
-int64_t micros(Clock::duration d) { return std::chrono::duration_cast<std::chrono::microseconds>(d).count(); }
 }  // namespace
 
 BatchScheduler::BatchScheduler(const Servable& servable, const BatchingParameters& parameters, int64_t instances,

@@ -5,6 +5,7 @@
 #include "engine/serving/httpresponse.h"
 #include "engine/serving/restdocuments.h"
 #include "engine/serving/route.h"
+#include "engine/util/elapsed.h"
 
 namespace trainbench::engine::serving {
 
@@ -17,10 +18,6 @@ using boost::system::error_code;
 constexpr size_t kInlineEncodeFloats = 4096;
 // Bodies of at most this many bytes are decoded on the io thread (predict).
 constexpr size_t kInlineDecodeBytes = 8192;
-
-int64_t micros(std::chrono::steady_clock::duration d) {
-    return std::chrono::duration_cast<std::chrono::microseconds>(d).count();
-}
 }  // namespace
 
 void HttpConnection::open(AsioServer& server, AsioServer::Socket socket, PendingLimit::Ticket ticket,

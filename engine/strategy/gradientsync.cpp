@@ -8,12 +8,12 @@
 
 #include "engine/emulation/virtualclock.h"
 #include "engine/util/threadname.h"
+#include "engine/util/elapsed.h"
 
 namespace trainbench::engine {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 }  // namespace
 
 std::vector<GradientSync::Bucket> GradientSync::plan(const std::vector<Span>& spans, size_t bucketBytes) {

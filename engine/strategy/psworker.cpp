@@ -17,6 +17,7 @@
 #include "engine/rendezvous/rendezvouswire.h"
 #include "engine/util/durationtext.h"
 #include "engine/util/errors.h"
+#include "engine/util/elapsed.h"
 
 namespace trainbench::engine {
 
@@ -24,7 +25,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using Log = std::function<void(const std::string&)>;
-double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 constexpr int64_t kMaxHeartbeatMs = 3'600'000;
 

@@ -7,12 +7,12 @@
 
 #include "engine/layers/softmaxcrossentropy.h"
 #include "engine/telemetry/stepphases.h"
+#include "engine/util/elapsed.h"
 
 namespace trainbench::engine {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 }  // namespace
 
 Replica::Replica(int threads, const ModelSpec& spec, const Dims& sampleShape, int64_t numClasses,

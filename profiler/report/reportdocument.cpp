@@ -12,7 +12,7 @@ namespace trainbench::profiler {
 namespace {
 
 // QTextDocument's CSS subset: no flex, no selectors beyond element and class, lengths in px or pt.
-constexpr const char* kCss = R"(
+constexpr const char* kPdfCss = R"(
 body { font-family: "DejaVu Sans"; font-size: 8.5pt; color: #1a1a1a; }
 h1 { font-size: 15pt; margin-bottom: 2px; }
 h2 { font-size: 12.5pt; margin-top: 14px; margin-bottom: 6px; color: #0b3d66; }
@@ -52,7 +52,7 @@ ReportDocument::ReportDocument(const ReportData& data, QSizeF page) : metrics_(1
     doc_.setUseDesignMetrics(true);
     doc_.setDocumentMargin(0);
     doc_.setPageSize(page);
-    doc_.setDefaultStyleSheet(kCss);
+    doc_.setDefaultStyleSheet(kPdfCss);
     doc_.setHtml(QString::fromStdString("<html><body>" + body + "</body></html>"));
     for (size_t n = 0; n < svgs.size(); ++n) {
         QTextCursor at = doc_.find(QString::fromStdString(marker(n)));

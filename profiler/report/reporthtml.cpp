@@ -9,7 +9,7 @@ namespace trainbench::profiler {
 
 namespace {
 
-constexpr const char* kCss = R"(
+constexpr const char* kHtmlCss = R"(
 body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; font-size: 14px; line-height: 1.4;
        color: #1a1a1a; background: #ffffff; max-width: 1200px; margin: 24px auto; padding: 0 16px; }
 h1 { font-size: 24px; margin: 0 0 4px; }
@@ -56,7 +56,7 @@ std::string renderHtml(const ReportData& data) {
     return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
            "<meta name=\"generator\" content=\"trainbench\"/>\n<title>" +
-           html::esc(title) + "</title>\n<style>" + kCss + "</style>\n</head>\n<body>\n" + html::body(data, browserChart) +
+           html::esc(title) + "</title>\n<style>" + kHtmlCss + "</style>\n</head>\n<body>\n" + html::body(data, browserChart) +
            "</body>\n</html>\n";
 }
 

@@ -21,6 +21,7 @@
 #include "engine/util/errors.h"
 #include "engine/util/rng.h"
 #include "tests/engine/loopbacksocket.h"
+#include "tests/engine/tempdirtest.h"
 
 namespace trainbench::engine::test {
 
@@ -151,18 +152,6 @@ inline void expectSameBits(const std::vector<float>& got, const std::vector<floa
             ADD_FAILURE() << what << ": value " << i << " is " << got[i] << ", expected " << want[i];
             return;
         }
-}
-
-// The message of the exception E that fn() throws, or a failure if it throws none.
-template <class E, class Fn>
-std::string errorOf(Fn fn) {
-    try {
-        fn();
-    } catch (const E& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "expected an exception";
-    return {};
 }
 
 }  // namespace trainbench::engine::test

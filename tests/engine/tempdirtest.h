@@ -26,15 +26,16 @@ inline std::string readText(const fs::path& p) {
     return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
 }
 
-// The DataError message of fn(), or a failure if it does not throw one.
-template <class Fn>
+// The message of the exception E (DataError unless named) that fn() throws, or a failure if it throws
+// none. The one errorOf of the engine's tests.
+template <class E = DataError, class Fn>
 std::string errorOf(Fn fn) {
     try {
         fn();
-    } catch (const DataError& e) {
+    } catch (const E& e) {
         return e.what();
     }
-    ADD_FAILURE() << "expected a DataError";
+    ADD_FAILURE() << "expected an exception";
     return {};
 }
 

@@ -7,20 +7,12 @@
 #include <string>
 
 #include "engine/strategy/clusterspec.h"
+#include "tests/engine/tempdirtest.h"
 
 namespace trainbench::engine {
 namespace {
 
-template <class Fn>
-std::string errorOf(Fn fn) {
-    try {
-        fn();
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "expected std::invalid_argument";
-    return {};
-}
+using test::errorOf;
 
 TEST(ClusterSpec, ParsesTensorFlowsFormAndRanksChiefFirst) {
     const ClusterSpec s = parseClusterSpec(R"({
@@ -59,7 +51,7 @@ TEST(ClusterSpec, RoundTripsThroughItsJson) {
 }
 
 TEST(ClusterSpec, MistakesAreNamedByKeyPath) {
-    auto err = [](const std::string& text) { return errorOf([&] { parseClusterSpec(text, "job.json"); }); };
+    auto err = [](const std::string& text) { return errorOf<std::invalid_argument>([&] { parseClusterSpec(text, "job.json"); }); };
     EXPECT_EQ(err("{"), err("{"));  // deterministic
     EXPECT_NE(err("{").find("job.json: not valid JSON"), std::string::npos);
     EXPECT_EQ(err(R"({"task": {"type": "chief"}})"), "job.json: cluster: missing, or not an object");
@@ -85,11 +77,11 @@ TEST(ClusterSpec, MistakesAreNamedByKeyPath) {
 
 TEST(ClusterSpec, NestingAndSizeAreLimitedBeforeParsing) {
     const std::string deep = R"({"cluster": {"worker": )" + std::string(100000, '[') + std::string(100000, ']') + "}}";
-    EXPECT_EQ(errorOf([&] { parseClusterSpec(deep, "TF_CONFIG"); }),
+    EXPECT_EQ(errorOf<std::invalid_argument>([&] { parseClusterSpec(deep, "TF_CONFIG"); }),
               "TF_CONFIG: cluster.worker[0][0][0][0][0][0]: nesting deeper than 8 levels of { and [ "
               "(byte 29 (line 1, column 30))");
     const std::string big = R"({"cluster": {"worker": [")" + std::string(1u << 20, 'a') + R"(:1"]}})";
-    EXPECT_NE(errorOf([&] { parseClusterSpec(big, "TF_CONFIG"); }).find("over the limit of 1048576"), std::string::npos);
+    EXPECT_NE(errorOf<std::invalid_argument>([&] { parseClusterSpec(big, "TF_CONFIG"); }).find("over the limit of 1048576"), std::string::npos);
 }
 
 TEST(ClusterSpec, ReadFromTheEnvironment) {
@@ -100,7 +92,7 @@ TEST(ClusterSpec, ReadFromTheEnvironment) {
     ASSERT_TRUE(s);
     EXPECT_EQ(s->self().port, 7000);
     setenv("TF_CONFIG", "{}", 1);
-    EXPECT_EQ(errorOf([] { clusterSpecFromEnvironment(); }), "TF_CONFIG: cluster: missing, or not an object");
+    EXPECT_EQ(errorOf<std::invalid_argument>([] { clusterSpecFromEnvironment(); }), "TF_CONFIG: cluster: missing, or not an object");
     unsetenv("TF_CONFIG");
 }
 

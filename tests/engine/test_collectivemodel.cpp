@@ -11,13 +11,14 @@
 #include "engine/emulation/collectivemodel.h"
 #include "engine/emulation/collectivesimulator.h"
 #include "engine/emulation/topology.h"
+#include "tests/engine/collectivelinks.h"
 
 namespace trainbench::engine {
 namespace {
 
 // 5 µs per message, 10 GB/s per direction (an ICI link's order of magnitude); the on-chip links
 // 1 µs and 50 GB/s. With these a 1 KiB collective is all latency and a 1 GiB one all bandwidth.
-const LinkParams kLink = LinkParams::fromBandwidth(5e-6, 10e9);
+using test::kLink;
 const LinkParams kOnChip = LinkParams::fromBandwidth(1e-6, 50e9);
 const double kKiB = 1024.0;
 const double kSizes[] = {kKiB, 32 * kKiB, 1024 * kKiB, 32 * 1024 * kKiB, 1024 * 1024 * kKiB};

@@ -12,12 +12,13 @@
 #include "engine/emulation/collectivemodel.h"
 #include "engine/emulation/collectivesimulator.h"
 #include "engine/emulation/tpuslice.h"
+#include "tests/engine/collectivelinks.h"
 
 namespace trainbench::engine {
 namespace {
 
 // α = 5 µs, 10 GB/s per direction; 4 MB = 4e6 bytes, so one byte costs 1e-10 s.
-const LinkParams kLink = LinkParams::fromBandwidth(5e-6, 10e9);
+using test::kLink;
 const double k4MB = 4e6;
 
 // Both the closed form and the simulator must land on the hand-computed figure (to 0.1 %).

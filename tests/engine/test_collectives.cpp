@@ -61,11 +61,11 @@ bool bitwiseEqual(const std::vector<float>& a, const std::vector<float>& b) {
     return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
-const size_t kSizes[] = {0, 1, 15, 17, 1001, 262147};
+const size_t kLengths[] = {0, 1, 15, 17, 1001, 262147};
 
 TEST(SharedMemoryCollective, AllReduceMatchesNaiveSumOnEveryRank) {
     for (int ranks : {1, 2, 3, 4}) {
-        for (size_t n : kSizes) {
+        for (size_t n : kLengths) {
             const std::vector<float> expected = naiveSum(ranks, n);
             std::vector<std::vector<float>> got(static_cast<size_t>(ranks));
             onRanks(ranks, [&](int r, Collective& c) {

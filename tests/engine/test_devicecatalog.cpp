@@ -13,13 +13,14 @@
 #include <string>
 
 #include "engine/emulation/devicecatalog.h"
+#include "tests/engine/catalogdevices.h"
 
 namespace trainbench::engine {
 namespace {
 
-using nlohmann::json;
+using test::kGiB;
 
-constexpr double kGiB = 1073741824.0;
+using nlohmann::json;
 
 // A valid one-GPU catalog the malformed cases start from.
 json minimalCatalog() {

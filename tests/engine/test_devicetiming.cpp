@@ -10,13 +10,13 @@
 #include "engine/emulation/devicecatalog.h"
 #include "engine/emulation/devicememory.h"
 #include "engine/emulation/devicetiming.h"
+#include "tests/engine/catalogdevices.h"
 
 namespace trainbench::engine {
 namespace {
 
-constexpr double kGiB = 1073741824.0;
-
-const DeviceSpec& device(const std::string& id) { return DeviceCatalog::builtin().get(id); }
+using test::device;
+using test::kGiB;
 
 // A matrix product C[m x n] = A[m x k] B[k x n] with fp32 traffic (A, B and C once each).
 OpDesc matmul(int64_t m, int64_t n, int64_t k, StepPart part = StepPart::Forward, int64_t calls = 1) {

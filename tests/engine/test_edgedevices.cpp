@@ -12,11 +12,12 @@
 #include "engine/emulation/devicecatalog.h"
 #include "engine/emulation/inferenceestimate.h"
 #include "tests/engine/denseforward.h"
+#include "tests/engine/catalogdevices.h"
 
 namespace trainbench::engine {
 namespace {
 
-const DeviceSpec& device(const std::string& id) { return DeviceCatalog::builtin().get(id); }
+using test::device;
 
 constexpr int64_t kBatch = 256, kIn = 1024, kOut = 512;
 constexpr double kFlops = 2.0 * kBatch * kIn * kOut;                      // 268,435,456

@@ -9,19 +9,12 @@
 
 #include "engine/net/framing.h"
 #include "engine/util/errors.h"
+#include "tests/engine/tempdirtest.h"
 
 namespace trainbench::engine::framing {
 namespace {
 
-std::string errorOf(const std::function<void()>& fn) {
-    try {
-        fn();
-    } catch (const ProtocolError& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "expected a ProtocolError";
-    return {};
-}
+using test::errorOf;
 
 std::vector<Frame> decodeInPieces(const std::string& stream, size_t piece) {
     FrameDecoder d;
@@ -58,7 +51,7 @@ TEST(Framing, FramesSurviveAnySplitOfTheStream) {
 TEST(Framing, BadFramesAreRefusedNamingWhatAndWhere) {
     const std::string good = encode(2, "hello");
     auto feed = [](std::string stream, uint64_t cap = kDefaultMaxPayload) {
-        return errorOf([&] {
+        return errorOf<ProtocolError>([&] {
             FrameDecoder d(cap);
             std::vector<Frame> out;
             d.feed(reinterpret_cast<const uint8_t*>(stream.data()), stream.size(), out);
@@ -87,7 +80,7 @@ TEST(Framing, BadFramesAreRefusedNamingWhatAndWhere) {
     FrameDecoder d;
     std::vector<Frame> out;
     EXPECT_THROW(d.feed(reinterpret_cast<const uint8_t*>(foreign.data()), foreign.size(), out), ProtocolError);
-    EXPECT_NE(errorOf([&] { d.feed(reinterpret_cast<const uint8_t*>(good.data()), good.size(), out); })
+    EXPECT_NE(errorOf<ProtocolError>([&] { d.feed(reinterpret_cast<const uint8_t*>(good.data()), good.size(), out); })
                   .find("broke the protocol before"),
               std::string::npos);
 }
@@ -111,26 +104,26 @@ TEST(Framing, PayloadFieldsRoundTripAndAreBoundsChecked) {
     shortOne.u32("shard");
     shortOne.u64("version");
     shortOne.f64("loss");
-    EXPECT_EQ(errorOf([&] { shortOne.str("token", 3); }), "Push message: field 'token' is 5 bytes, more than 3");
+    EXPECT_EQ(errorOf<ProtocolError>([&] { shortOne.str("token", 3); }), "Push message: field 'token' is 5 bytes, more than 3");
     PayloadReader wrongCount(f, "Push");
     wrongCount.u32("shard");
     wrongCount.u64("version");
     wrongCount.f64("loss");
     wrongCount.str("token", 64);
-    EXPECT_EQ(errorOf([&] { wrongCount.floats("grads", back, 4); }), "Push message: field 'grads' has 3 values, 4 expected");
+    EXPECT_EQ(errorOf<ProtocolError>([&] { wrongCount.floats("grads", back, 4); }), "Push message: field 'grads' has 3 values, 4 expected");
     Frame lying{5, {}};
     PayloadWriter lie;
     lie.u64(1ull << 60);  // says a billion billion floats, holds none
     lying.payload.assign(lie.data().begin(), lie.data().end());
     PayloadReader lr(lying, "Params");
-    EXPECT_EQ(errorOf([&] { lr.floats("values", back); }), "Params message: field 'values' says 1152921504606846976 floats, 0 bytes are left");
+    EXPECT_EQ(errorOf<ProtocolError>([&] { lr.floats("values", back); }), "Params message: field 'values' says 1152921504606846976 floats, 0 bytes are left");
     Frame extra{1, {1, 2, 3, 4, 5}};
     PayloadReader er(extra, "Pull");
     er.u32("shard");
-    EXPECT_EQ(errorOf([&] { er.end(); }), "Pull message: 1 unexpected bytes after its fields");
+    EXPECT_EQ(errorOf<ProtocolError>([&] { er.end(); }), "Pull message: 1 unexpected bytes after its fields");
     Frame empty{1, {}};
     PayloadReader emptyReader(empty, "Pull");
-    EXPECT_EQ(errorOf([&] { emptyReader.u32("shard"); }), "Pull message: field 'shard' needs 4 bytes, 0 are left");
+    EXPECT_EQ(errorOf<ProtocolError>([&] { emptyReader.u32("shard"); }), "Pull message: field 'shard' needs 4 bytes, 0 are left");
 }
 
 }  // namespace

@@ -11,9 +11,12 @@
 #include "engine/optim/optimizer.h"
 #include "tests/engine/reference.h"
 #include "tests/engine/tempdirtest.h"
+#include "tests/engine/optimizerconfigs.h"
 
 namespace trainbench::engine {
 namespace {
+
+using test::adam;
 
 using namespace testref;
 using test::errorOf;
@@ -36,13 +39,6 @@ ModelSpec withoutBatchNorm() {
     LayerSpec dense = of(LayerKind::Dense);
     dense.units = 3;
     return {"", {of(LayerKind::Flatten), dense}};
-}
-
-OptimizerConfig adam() {
-    OptimizerConfig c;
-    c.kind = OptimizerKind::Adam;
-    c.learning_rate = 0.01f;
-    return c;
 }
 
 // A few training steps on random data: parameters and running statistics move off their start.

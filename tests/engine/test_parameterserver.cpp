@@ -27,9 +27,12 @@
 #include "engine/util/errors.h"
 #include "idleflood.h"
 #include "pstestutil.h"
+#include "tests/engine/optimizerconfigs.h"
 
 namespace trainbench::engine {
 namespace {
+
+using test::adam;
 
 using namespace std::chrono_literals;
 using test::errorOf;
@@ -40,13 +43,6 @@ using test::testValues;
 // The shard of these tests: two variables of the flat buffer, 12 values packed.
 const std::vector<ps::Span> kShard = {{0, 7}, {20, 5}};
 constexpr size_t kShardSize = 12;
-
-OptimizerConfig adam() {
-    OptimizerConfig c;
-    c.kind = OptimizerKind::Adam;
-    c.learning_rate = 0.01f;
-    return c;
-}
 
 OptimizerConfig sgdMomentum() {
     OptimizerConfig c;

@@ -6,9 +6,12 @@
 #include "engine/emulation/devicecatalog.h"
 #include "engine/emulation/parameterserverclock.h"
 #include "tests/engine/modelspecs.h"
+#include "tests/engine/optimizerconfigs.h"
 
 namespace trainbench::engine {
 namespace {
+
+using test::adam;
 
 using testmodels::custom;
 using testmodels::dense;
@@ -17,12 +20,6 @@ using testmodels::flatten;
 // 784 -> 10: 7,850 parameters, 31,400 bytes in fp32.
 constexpr double kParams = 784 * 10 + 10;
 constexpr double kBytes = kParams * 4;
-
-OptimizerConfig adam() {
-    OptimizerConfig o;
-    o.kind = OptimizerKind::Adam;
-    return o;
-}
 
 ParameterServerClock clockOf(int workers, int servers, double gbps, double latencyUs, double serverGBs) {
     ParameterServerClockConfig c;

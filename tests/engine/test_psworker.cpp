@@ -25,9 +25,12 @@
 #include "engine/strategy/shardconnections.h"
 #include "engine/util/errors.h"
 #include "pstestutil.h"
+#include "tests/engine/optimizerconfigs.h"
 
 namespace trainbench::engine {
 namespace {
+
+using test::adam;
 
 using namespace std::chrono_literals;
 using test::errorOf;
@@ -40,13 +43,6 @@ constexpr int64_t kClasses = 3;
 constexpr int64_t kRows = 8;
 
 ModelSpec tinyModel() { return test::denseModel(6, static_cast<int>(kClasses)); }
-
-OptimizerConfig adam() {
-    OptimizerConfig c;
-    c.kind = OptimizerKind::Adam;
-    c.learning_rate = 0.01f;
-    return c;
-}
 
 ps::Task task(int64_t step, uint32_t attempt = 0) {
     ps::Task t;

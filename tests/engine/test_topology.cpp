@@ -9,22 +9,14 @@
 
 #include "engine/emulation/tpuslice.h"
 #include "engine/emulation/topology.h"
+#include "tests/engine/collectivelinks.h"
+#include "tests/engine/tempdirtest.h"
 
 namespace trainbench::engine {
 namespace {
 
-const LinkParams kLink = LinkParams::fromBandwidth(5e-6, 10e9);
-
-// The message of the std::invalid_argument `fn` throws ("" if it throws nothing).
-template <class Fn>
-std::string errorOf(Fn&& fn) {
-    try {
-        fn();
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
-    return "";
-}
+using test::errorOf;
+using test::kLink;
 
 TEST(Topology, CountsChipsAndCores) {
     EXPECT_EQ(ringTopology(8, kLink).nodes(), 8);
@@ -38,17 +30,17 @@ TEST(Topology, CountsChipsAndCores) {
 }
 
 TEST(Topology, InvalidShapesNameTheField) {
-    EXPECT_NE(errorOf([] { ringTopology(0, kLink); }).find("dims[0]: must be >= 1, got 0"), std::string::npos);
-    EXPECT_NE(errorOf([] { torusTopology({4, 4}, {true}, kLink); }).find("wrap: one flag per dimension"), std::string::npos);
-    EXPECT_NE(errorOf([] { torusTopology({2, 2, 2, 2}, {true, true, true, true}, kLink); }).find("1 to 3 dimensions"),
+    EXPECT_NE(errorOf<std::invalid_argument>([] { ringTopology(0, kLink); }).find("dims[0]: must be >= 1, got 0"), std::string::npos);
+    EXPECT_NE(errorOf<std::invalid_argument>([] { torusTopology({4, 4}, {true}, kLink); }).find("wrap: one flag per dimension"), std::string::npos);
+    EXPECT_NE(errorOf<std::invalid_argument>([] { torusTopology({2, 2, 2, 2}, {true, true, true, true}, kLink); }).find("1 to 3 dimensions"),
               std::string::npos);
-    EXPECT_NE(errorOf([] { torusTopology({}, {}, kLink); }).find("1 to 3 dimensions"), std::string::npos);
-    EXPECT_NE(errorOf([] { ringTopology(4, LinkParams{-1e-6, 1e-9}); }).find("link.alpha_s"), std::string::npos);
-    EXPECT_NE(errorOf([] { ringTopology(4, LinkParams{1e-6, std::nan("")}); }).find("link.beta_s_per_byte"), std::string::npos);
-    EXPECT_NE(errorOf([] { withOnChip(ringTopology(4, kLink), 0, kLink); }).find("on_chip.cores_per_chip"), std::string::npos);
+    EXPECT_NE(errorOf<std::invalid_argument>([] { torusTopology({}, {}, kLink); }).find("1 to 3 dimensions"), std::string::npos);
+    EXPECT_NE(errorOf<std::invalid_argument>([] { ringTopology(4, LinkParams{-1e-6, 1e-9}); }).find("link.alpha_s"), std::string::npos);
+    EXPECT_NE(errorOf<std::invalid_argument>([] { ringTopology(4, LinkParams{1e-6, std::nan("")}); }).find("link.beta_s_per_byte"), std::string::npos);
+    EXPECT_NE(errorOf<std::invalid_argument>([] { withOnChip(ringTopology(4, kLink), 0, kLink); }).find("on_chip.cores_per_chip"), std::string::npos);
     Topology ring = ringTopology(4, kLink);
     ring.wrap = {true};
-    EXPECT_NE(errorOf([&] { validateTopology(ring); }).find("only a torus has wrap-around"), std::string::npos);
+    EXPECT_NE(errorOf<std::invalid_argument>([&] { validateTopology(ring); }).find("only a torus has wrap-around"), std::string::npos);
 }
 
 void expectSlice(const std::string& name, int chips, std::vector<int> dims, std::vector<bool> wrap) {
@@ -91,19 +83,19 @@ TEST(TpuSlice, EveryListedNameParsesToItsCoreCount) {
 }
 
 TEST(TpuSlice, InvalidNamesListTheValidOnes) {
-    EXPECT_EQ(errorOf([] { parseTpuSlice("v3-48"); }),
+    EXPECT_EQ(errorOf<std::invalid_argument>([] { parseTpuSlice("v3-48"); }),
               "TPU slice 'v3-48': no such slice; v3 slices have 8, 32, 64, 128, 256, 512, 1024 or 2048 TensorCores");
-    EXPECT_NE(errorOf([] { parseTpuSlice("v2-64"); }).find("v2 slices have 8, 32, 128, 256 or 512 TensorCores"),
+    EXPECT_NE(errorOf<std::invalid_argument>([] { parseTpuSlice("v2-64"); }).find("v2 slices have 8, 32, 128, 256 or 512 TensorCores"),
               std::string::npos);
-    EXPECT_NE(errorOf([] { parseTpuSlice("v4-8192"); }).find("384"), std::string::npos);
-    EXPECT_EQ(errorOf([] { parseTpuSlice("v5-8"); }),
+    EXPECT_NE(errorOf<std::invalid_argument>([] { parseTpuSlice("v4-8192"); }).find("384"), std::string::npos);
+    EXPECT_EQ(errorOf<std::invalid_argument>([] { parseTpuSlice("v5-8"); }),
               "TPU slice 'v5-8': TPU v5 is not modelled; the generations are v2, v3 and v4");
     for (const char* bad : {"", "v3", "v3-", "-8", "V3-8", "tpu-v3-8", "v3-8x", "v3-032", "v3_8", "vx-8"}) {
-        const std::string message = errorOf([&] { parseTpuSlice(bad); });
+        const std::string message = errorOf<std::invalid_argument>([&] { parseTpuSlice(bad); });
         EXPECT_NE(message.find("TPU slice '" + std::string(bad) + "'"), std::string::npos) << bad;
         EXPECT_FALSE(message.empty()) << bad;
     }
-    EXPECT_NE(errorOf([] { parseTpuSlice("v3_8"); }).find("expected v<generation>-<TensorCores>"), std::string::npos);
+    EXPECT_NE(errorOf<std::invalid_argument>([] { parseTpuSlice("v3_8"); }).find("expected v<generation>-<TensorCores>"), std::string::npos);
 }
 
 TEST(TpuSlice, TopologyIsTheChipTorusWithTwoCoresPerChip) {

@@ -10,6 +10,7 @@
 #include "engine/optim/optimizer.h"
 #include "engine/util/rng.h"
 #include "tempdirtest.h"
+#include "tests/engine/optimizerconfigs.h"
 
 namespace trainbench::engine {
 namespace {
@@ -41,15 +42,6 @@ void train(Optimizer& opt, std::vector<float>& params, int64_t first, int64_t la
 
 bool sameBits(const std::vector<float>& a, const std::vector<float>& b) {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
-
-OptimizerConfig adam() {
-    OptimizerConfig c;
-    c.kind = OptimizerKind::Adam;
-    c.learning_rate = 0.01f;
-    c.weight_decay = 1e-3f;
-    c.warmup_steps = 3;
-    return c;
 }
 
 OptimizerConfig sgd(float momentum, bool nesterov) {
@@ -99,13 +91,13 @@ protected:
 };
 
 TEST_F(CheckpointTraining, AdamResumesBitIdentically) {
-    auto opt = Optimizer::create(adam(), kParams);
+    auto opt = Optimizer::create(test::adam(3, 1e-3f), kParams);
     const auto state = opt->state();
     ASSERT_EQ(state.size(), 2u);
     EXPECT_EQ(state[0].name, "adam.m");
     EXPECT_EQ(state[1].name, "adam.v");
     EXPECT_EQ(state[0].values.size(), static_cast<size_t>(kParams));
-    expectResumesExactly(adam(), 4, 9);
+    expectResumesExactly(test::adam(3, 1e-3f), 4, 9);
 }
 
 TEST_F(CheckpointTraining, SgdWithMomentumResumesBitIdentically) {
@@ -133,7 +125,7 @@ TEST_F(CheckpointTraining, PlainSgdHasNoStateAndResumes) {
 TEST_F(CheckpointTraining, MismatchesAreRefusedBeforeAnythingIsOverwritten) {
     const int64_t n = 100;
     std::vector<float> params(n, 0.5f);
-    auto saved = Optimizer::create(adam(), n);
+    auto saved = Optimizer::create(test::adam(3, 1e-3f), n);
     saved->step(params.data(), std::vector<float>(n, 0.1f).data(), n, 1);
     CheckpointWriter w;
     saveTraining(w, params.data(), n, *saved);
@@ -142,12 +134,12 @@ TEST_F(CheckpointTraining, MismatchesAreRefusedBeforeAnythingIsOverwritten) {
     const Checkpoint ck = Checkpoint::read(p);
 
     std::vector<float> target(n + 1, 7.0f);
-    auto adam101 = Optimizer::create(adam(), n + 1);
+    auto adam101 = Optimizer::create(test::adam(3, 1e-3f), n + 1);
     EXPECT_EQ(errorOf([&] { restoreTraining(ck, target.data(), n + 1, *adam101); }),
               p + ": shard 'params' holds 100 float32 values (400 bytes); expected 101 (the model's parameter count)");
     EXPECT_EQ(errorOf([&] { restoreParams(ck, target.data(), n + 1); }),
               p + ": shard 'params' holds 100 float32 values (400 bytes); expected 101 (the model's parameter count)");
-    auto adam99 = Optimizer::create(adam(), n - 1);
+    auto adam99 = Optimizer::create(test::adam(3, 1e-3f), n - 1);
     EXPECT_EQ(errorOf([&] { restoreTraining(ck, target.data(), n, *adam99); }),
               p + ": shard 'adam.m' holds 100 float32 values (400 bytes); expected 99 (the size of this optimizer's "
                   "'adam.m')");

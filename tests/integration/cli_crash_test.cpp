@@ -12,7 +12,7 @@ using trainbench::testing::CliProcess;
 using trainbench::testing::TempDir;
 
 namespace {
-const std::string kMlp = std::string(TRAINBENCH_SOURCE_DIR) + "/experiments/fmnist-mlp.json";
+using trainbench::testing::kMlp;
 
 // Waits until the run has committed at least `steps` steps (read-only, like the GUI would).
 int64_t waitForSteps(const std::string& db, int64_t steps) {

@@ -22,13 +22,10 @@ namespace {
 
 bool haveFashionMnist() { return std::filesystem::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"); }
 
-std::string writeFile(const std::filesystem::path& path, const std::string& text) {
-    std::ofstream(path) << text;
-    return path.string();
-}
+using trainbench::testing::writeFile;
 
 // Logistic regression, 30 steps of 64, evaluated on 1000 test examples at steps 15 and 30.
-std::string experiment(const std::string& name, const std::string& extra) {
+std::string logregExperiment(const std::string& name, const std::string& extra) {
     return R"({"name": ")" + name + R"(", "model": {"preset": "logreg"},
       "data": {"test_limit": 1000, "drop_remainder": true},
       "train": {"batch_size": 64, "epochs": 0, "max_steps": 30, "eval_every_steps": 15, "eval_at_epoch_end": false,
@@ -42,7 +39,7 @@ TEST(CliDataScaling, AFractionSweepRecordsEachSubsetAndChartsIt) {
     TempDir tmp;
     const std::string db = (tmp.path / "runs.db").string();
     const std::string file =
-        writeFile(tmp.path / "ds.json", experiment("ds", R"(, "sweep": {"data.fraction": [0.0625, 0.25, 1]})"));
+        writeFile(tmp.path / "ds.json", logregExperiment("ds", R"(, "sweep": {"data.fraction": [0.0625, 0.25, 1]})"));
     auto r = runCli({"run", file, "--db", db}, tmp.path);
     ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
     EXPECT_NE((r.out + r.err).find("data: 3750 training (data.fraction 0.0625: 3750 of 60000, subset seed 0) and 1000 test examples"),
@@ -82,7 +79,7 @@ TEST(CliDataScaling, AFractionTooSmallForOneBatchFailsWithTheNumbers) {
     if (!haveFashionMnist()) GTEST_SKIP() << "Fashion-MNIST is not installed";
     TempDir tmp;
     const std::string db = (tmp.path / "runs.db").string();
-    const std::string file = writeFile(tmp.path / "tiny.json", experiment("tiny", R"(, "seed": 1)"));
+    const std::string file = writeFile(tmp.path / "tiny.json", logregExperiment("tiny", R"(, "seed": 1)"));
     auto r = runCli({"run", file, "--set", "data.fraction=0.001", "--set", "train.batch_size=128", "--db", db, "-q"},
                     tmp.path);
     EXPECT_NE(r.exitCode, 0);

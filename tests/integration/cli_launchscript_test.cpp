@@ -28,7 +28,7 @@ void writeExecutable(const std::filesystem::path& p, const std::string& text) {
     ::chmod(p.c_str(), 0755);
 }
 
-std::string experiment(const std::filesystem::path& dir) {
+std::string launchExperiment(const std::filesystem::path& dir) {
     const auto path = dir / "job.json";
     std::ofstream(path) << R"({"name": "Slurm Job", "data": {"train_limit": 1280, "test_limit": 200},
         "model": {"preset": "logreg"}, "train": {"batch_size": 64, "epochs": 1, "eval_at_epoch_end": true},
@@ -65,7 +65,7 @@ int runSlurmScript(const std::filesystem::path& dir, const std::string& script, 
 // The Slurm script of a parameter_server job (a chief, two workers, one ps) whose tasks listen on `port`.
 trainbench::testing::CliResult writeParameterServerScript(const std::filesystem::path& dir, const std::string& script,
                                                           const std::string& db, int port) {
-    return runCli({"launch-script", experiment(dir), "--slurm", "--db", db, "--port", std::to_string(port), "-o", script,
+    return runCli({"launch-script", launchExperiment(dir), "--slurm", "--db", db, "--port", std::to_string(port), "-o", script,
                    "--set", "strategy.type=parameter_server"},
                   dir);
 }
@@ -76,11 +76,11 @@ TEST(CliLaunchScript, TheSlurmScriptRunsTheJob) {
     TempDir tmp;
     const std::string script = (tmp.path / "job.sbatch").string();
     const std::string db = (tmp.path / "runs.db").string();
-    auto gen = runCli({"launch-script", experiment(tmp.path), "--slurm", "--db", db, "--port", "0", "-o", script},
+    auto gen = runCli({"launch-script", launchExperiment(tmp.path), "--slurm", "--db", db, "--port", "0", "-o", script},
                       tmp.path);
     // Port 0 is refused: every task needs a known port.
     EXPECT_EQ(gen.exitCode, 2) << gen.err;
-    gen = runCli({"launch-script", experiment(tmp.path), "--slurm", "--db", db, "--port", "29517", "-o", script}, tmp.path);
+    gen = runCli({"launch-script", launchExperiment(tmp.path), "--slurm", "--db", db, "--port", "29517", "-o", script}, tmp.path);
     ASSERT_EQ(gen.exitCode, 0) << gen.err;
     EXPECT_NE(gen.err.find("Slurm batch script, 2 task(s)"), std::string::npos) << gen.err;
 
@@ -148,7 +148,7 @@ TEST(CliLaunchScript, AWorkerThatStartsLateStillTakesPart) {
 
 TEST(CliLaunchScript, TheKubeflowManifestIsATfJobWithATokenSecret) {
     TempDir tmp;
-    auto gen = runCli({"launch-script", experiment(tmp.path), "--kubeflow", "--workers", "4", "--image", "registry/tb:1",
+    auto gen = runCli({"launch-script", launchExperiment(tmp.path), "--kubeflow", "--workers", "4", "--image", "registry/tb:1",
                        "--set", "train.epochs=3"},
                       tmp.path);
     ASSERT_EQ(gen.exitCode, 0) << gen.err;
@@ -161,21 +161,21 @@ TEST(CliLaunchScript, TheKubeflowManifestIsATfJobWithATokenSecret) {
         EXPECT_NE(y.find(line), std::string::npos) << line << "\n" << y;
     EXPECT_EQ(y.find('\t'), std::string::npos) << "YAML has no tabs";
     // A fresh token every time.
-    auto again = runCli({"launch-script", experiment(tmp.path), "--kubeflow"}, tmp.path);
+    auto again = runCli({"launch-script", launchExperiment(tmp.path), "--kubeflow"}, tmp.path);
     auto token = [](const std::string& s) { return s.substr(s.find("token: \""), 44); };
     EXPECT_NE(token(again.out), token(y));
 
-    auto ps = runCli({"launch-script", experiment(tmp.path), "--kubeflow", "--set", "strategy.type=parameter_server",
+    auto ps = runCli({"launch-script", launchExperiment(tmp.path), "--kubeflow", "--set", "strategy.type=parameter_server",
                       "--set", "strategy.parameter_servers=2"},
                      tmp.path);
     ASSERT_EQ(ps.exitCode, 0) << ps.err;
     for (const char* line : {"    Chief:\n      replicas: 1\n", "    Worker:\n      replicas: 2\n", "    PS:\n      replicas: 2\n"})
         EXPECT_NE(ps.out.find(line), std::string::npos) << line << "\n" << ps.out;
 
-    auto wrong = runCli({"launch-script", experiment(tmp.path), "--kubeflow", "--set", "strategy.type=mirrored"}, tmp.path);
+    auto wrong = runCli({"launch-script", launchExperiment(tmp.path), "--kubeflow", "--set", "strategy.type=mirrored"}, tmp.path);
     EXPECT_EQ(wrong.exitCode, 2);
     EXPECT_NE(wrong.err.find("needs 'multi_worker'"), std::string::npos) << wrong.err;
-    auto neither = runCli({"launch-script", experiment(tmp.path)}, tmp.path);
+    auto neither = runCli({"launch-script", launchExperiment(tmp.path)}, tmp.path);
     EXPECT_EQ(neither.exitCode, 2);
     EXPECT_NE(neither.err.find("--slurm, --kubeflow or --serve"), std::string::npos) << neither.err;
 }

@@ -14,7 +14,7 @@ using trainbench::testing::runCli;
 
 namespace {
 
-const std::string kMlp = std::string(TRAINBENCH_SOURCE_DIR) + "/experiments/fmnist-mlp.json";
+using trainbench::testing::kMlp;
 
 // A store of an older schema with rows in every table and a run left 'running' by a process that
 // is gone (id returned through deadRun).

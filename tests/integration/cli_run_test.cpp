@@ -12,7 +12,7 @@ using trainbench::testing::runCli;
 using trainbench::testing::TempDir;
 
 namespace {
-const std::string kMlp = std::string(TRAINBENCH_SOURCE_DIR) + "/experiments/fmnist-mlp.json";
+using trainbench::testing::kMlp;
 // A small slice so the test takes seconds: 3000 training and 1000 test images.
 std::vector<std::string> sliceArgs(const std::string& db) {
     return {"run", kMlp, "--db", db, "--set", "data.train_limit=3000", "--set", "data.test_limit=1000",

@@ -24,10 +24,7 @@ const char* kSweep = R"({
   "sweep": {"train.batch_size": [16, 32]}
 })";
 
-std::string writeFile(const std::filesystem::path& path, const std::string& text) {
-    std::ofstream(path) << text;
-    return path.string();
-}
+using trainbench::testing::writeFile;
 
 }  // namespace
 

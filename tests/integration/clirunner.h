@@ -123,6 +123,17 @@ inline CliResult runCli(std::vector<std::string> args, const std::filesystem::pa
     return CliProcess(std::move(args), dir).wait();
 }
 
+// Writes text to path and returns the path, for experiment files written by a test.
+inline std::string writeFile(const std::filesystem::path& path, const std::string& text) {
+    std::ofstream(path) << text;
+    return path.string();
+}
+
+#ifdef TRAINBENCH_SOURCE_DIR
+// The shipped W1 experiment (an MLP on Fashion-MNIST).
+inline const std::string kMlp = std::string(TRAINBENCH_SOURCE_DIR) + "/experiments/fmnist-mlp.json";
+#endif
+
 // A fresh temporary folder per test, removed afterwards.
 struct TempDir {
     std::filesystem::path path;

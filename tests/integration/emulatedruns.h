@@ -14,10 +14,7 @@
 namespace trainbench::testing::emulated {
 
 
-inline std::string writeFile(const std::filesystem::path& path, const std::string& text) {
-    std::ofstream(path) << text;
-    return path.string();
-}
+using trainbench::testing::writeFile;
 
 // W1 on 4096 examples, global batch 256, 8 steps; the device section is appended.
 inline std::string experiment(const std::string& name, const std::string& strategyAndDevice) {

@@ -19,8 +19,8 @@ namespace {
 using namespace std::chrono_literals;
 
 TEST(SingleStream, BreaksEachQueryDownWithTheServersTimingHeader) {
-    testing::TestPredictServer server({.serviceTime = 2ms, .timingHeader = true});
-    LoadTestOptions o = testing::loopbackOptions(server.port());
+    trainbench::testing::TestPredictServer server({.serviceTime = 2ms, .timingHeader = true});
+    LoadTestOptions o = trainbench::testing::loopbackOptions(server.port());
     o.scenario = Scenario::SingleStream;
     o.minQueryCount = 50;
     o.minDuration = 200ms;
@@ -41,8 +41,8 @@ TEST(SingleStream, BreaksEachQueryDownWithTheServersTimingHeader) {
 }
 
 TEST(SingleStream, AConnectionTheServerClosedBetweenRequestsIsReopenedAndTheRequestSentAgain) {
-    testing::TestPredictServer server({.dropAfterEachAnswer = true});
-    LoadTestOptions o = testing::loopbackOptions(server.port());
+    trainbench::testing::TestPredictServer server({.dropAfterEachAnswer = true});
+    LoadTestOptions o = trainbench::testing::loopbackOptions(server.port());
     o.scenario = Scenario::SingleStream;
     o.minQueryCount = 30;
     o.minDuration = 100ms;
@@ -53,8 +53,8 @@ TEST(SingleStream, AConnectionTheServerClosedBetweenRequestsIsReopenedAndTheRequ
 }
 
 TEST(SingleStream, AWarmConnectionTheServerClosedBeforeTheFirstRequestIsReopened) {
-    testing::TestPredictServer server({.dropFirstConnection = true});
-    LoadTestOptions o = testing::loopbackOptions(server.port());
+    trainbench::testing::TestPredictServer server({.dropFirstConnection = true});
+    LoadTestOptions o = trainbench::testing::loopbackOptions(server.port());
     o.scenario = Scenario::SingleStream;
     o.minQueryCount = 5;
     o.minDuration = 10ms;
@@ -64,8 +64,8 @@ TEST(SingleStream, AWarmConnectionTheServerClosedBeforeTheFirstRequestIsReopened
 }
 
 TEST(ConcurrencySweep, WritesPerfAnalyzersCsvColumns) {
-    testing::TestPredictServer server({.serviceTime = 1ms, .timingHeader = true});
-    LoadTestOptions o = testing::loopbackOptions(server.port());
+    trainbench::testing::TestPredictServer server({.serviceTime = 1ms, .timingHeader = true});
+    LoadTestOptions o = trainbench::testing::loopbackOptions(server.port());
     o.scenario = Scenario::ConcurrencySweep;
     o.concurrency = {1, 2, 4};
     o.minQueryCount = 30;
@@ -99,8 +99,8 @@ TEST(ConcurrencySweep, WritesPerfAnalyzersCsvColumns) {
 }
 
 TEST(Offline, SendsEveryQueryAtOnceOverThePool) {
-    testing::TestPredictServer server({.serviceTime = 1ms});
-    LoadTestOptions o = testing::loopbackOptions(server.port());
+    trainbench::testing::TestPredictServer server({.serviceTime = 1ms});
+    LoadTestOptions o = trainbench::testing::loopbackOptions(server.port());
     o.scenario = Scenario::Offline;
     o.minQueryCount = 200;
     o.maxConnections = 8;
@@ -115,10 +115,10 @@ TEST(Offline, SendsEveryQueryAtOnceOverThePool) {
 TEST(LoadTest, AServerThatIsNotThereFailsWithItsAddressWithinTheConnectTimeout) {
     uint16_t port = 0;
     {
-        testing::TestPredictServer gone({});
+        trainbench::testing::TestPredictServer gone({});
         port = gone.port();
     }
-    LoadTestOptions o = testing::loopbackOptions(port);
+    LoadTestOptions o = trainbench::testing::loopbackOptions(port);
     o.client.connectTimeout = 1s;
     const auto start = std::chrono::steady_clock::now();
     try {
@@ -154,7 +154,7 @@ TEST(LoadTest, AServerThatNeverAnswersFailsEachQueryAtTheRequestTimeout) {
     accept();
     std::thread server([&] { io.run(); });
 
-    LoadTestOptions o = testing::loopbackOptions(acceptor.local_endpoint().port());
+    LoadTestOptions o = trainbench::testing::loopbackOptions(acceptor.local_endpoint().port());
     o.minQueryCount = 3;
     o.minDuration = 0ms;
     o.client.requestTimeout = 500ms;
@@ -178,9 +178,9 @@ TEST(LoadTest, AServerThatNeverAnswersFailsEachQueryAtTheRequestTimeout) {
 }
 
 TEST(LoadTest, ImpossibleSettingsAreRefusedBeforeAnythingRuns) {
-    testing::TestPredictServer server({});
+    trainbench::testing::TestPredictServer server({});
     const auto refusal = [&](auto change) {
-        LoadTestOptions o = testing::loopbackOptions(server.port());
+        LoadTestOptions o = trainbench::testing::loopbackOptions(server.port());
         change(o);
         try {
             runLoadTest(o);

@@ -17,8 +17,8 @@ namespace {
 using namespace std::chrono_literals;
 
 TEST(FindMaxQps, FindsTheCapacityOfAOneWorkerServer) {
-    testing::TestPredictServer server({.serviceTime = 10ms});
-    LoadTestOptions o = testing::loopbackOptions(server.port());
+    trainbench::testing::TestPredictServer server({.serviceTime = 10ms});
+    LoadTestOptions o = trainbench::testing::loopbackOptions(server.port());
     o.findMaxQps = true;
     o.targetQps = 25;
     o.latencyBound = 100ms;

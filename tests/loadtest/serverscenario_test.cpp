@@ -14,14 +14,14 @@ namespace trainbench::app::loadtest {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::TestPredictServer;
+using trainbench::testing::TestPredictServer;
 
 TEST(ServerScenario, LatencyCountsTheQueueingBehindAStallFromTheScheduledTime) {
     // 1 ms per request, and the 50th stalls the server for 300 ms; 100 QPS, so ~30 queries are due
     // during the stall. The client has one connection: the classic closed-loop client that sends
     // the next request only when the last one returned, and would time it from then.
     TestPredictServer server({.serviceTime = 1ms, .stallOnRequest = 50, .stallFor = 300ms});
-    LoadTestOptions o = testing::loopbackOptions(server.port());
+    LoadTestOptions o = trainbench::testing::loopbackOptions(server.port());
     o.scenario = Scenario::Server;
     o.targetQps = 100;
     o.minDuration = 3s;
@@ -45,7 +45,7 @@ TEST(ServerScenario, LatencyCountsTheQueueingBehindAStallFromTheScheduledTime) {
 
 TEST(ServerScenario, ASustainableRunAchievesTheTargetWithinOnePercent) {
     TestPredictServer server({});
-    LoadTestOptions o = testing::loopbackOptions(server.port());
+    LoadTestOptions o = trainbench::testing::loopbackOptions(server.port());
     o.scenario = Scenario::Server;
     o.targetQps = 200;
     o.minDuration = 5s;  // 1 % of it is 50 ms: the slack a shared machine's last answer may need
@@ -66,7 +66,7 @@ TEST(ServerScenario, AClientThatCannotKeepTheScheduleReportsItselfAsTheBottlenec
     // Every answer is ~90 KB of JSON the client must parse to check it (a few ms); the server only
     // writes a prepared string. One client thread cannot check 2000 of them a second.
     TestPredictServer server({.predictionFloats = 10'000});
-    LoadTestOptions o = testing::loopbackOptions(server.port());
+    LoadTestOptions o = trainbench::testing::loopbackOptions(server.port());
     o.scenario = Scenario::Server;
     o.client.threads = 1;
     o.targetQps = 2000;
@@ -83,7 +83,7 @@ TEST(ServerScenario, TheSameClientAtARateItCanCheckIsNotTheBottleneck) {
     // Two client threads: while one checks an answer, the other issues the next query on time.
     // (Answers a tenth the size: a sanitizer build checks them some 50 times slower.)
     TestPredictServer server({.predictionFloats = 1'000});
-    LoadTestOptions o = testing::loopbackOptions(server.port());
+    LoadTestOptions o = trainbench::testing::loopbackOptions(server.port());
     o.scenario = Scenario::Server;
     o.client.threads = 2;
     o.targetQps = 10;

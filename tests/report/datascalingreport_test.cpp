@@ -12,13 +12,14 @@
 #include "profiler/store/runstore.h"
 #include "profiler/store/runwriter.h"
 #include "tests/integration/clirunner.h"
+#include "tests/report/reportfixture.h"
 
 namespace trainbench::profiler {
 namespace {
 
 using trainbench::testing::runCli;
 
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+using testutil::has;
 
 // Error = 0.4 x (examples / 1000)^-0.3 exactly at every size, but the two seeds at 2000 examples,
 // which sit 1 point either side of it.

@@ -18,7 +18,7 @@ using testutil::readFile;
 using testutil::recordFixtureRun;
 using testutil::RunFixture;
 
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+using testutil::has;
 
 class ReportCli : public ::testing::Test {
 protected:

@@ -17,6 +17,9 @@
 
 namespace trainbench::profiler::testutil {
 
+// Whether a report's text contains `what`.
+inline bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
 struct RunFixture {
     std::string name = "alpha";
     nlohmann::json config = {{"name", "alpha"},

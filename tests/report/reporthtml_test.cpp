@@ -21,7 +21,7 @@ using testutil::recordFixtureRun;
 using testutil::RunFixture;
 using testutil::TempDir;
 
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+using testutil::has;
 
 std::string between(const std::string& text, const std::string& from, const std::string& to) {
     const size_t a = text.find(from);

@@ -12,6 +12,9 @@ QT_END_NAMESPACE
 
 namespace trainbench::ui::chartstyle {
 
+// Pixels around the cursor searched for a data point when a chart shows the point under it.
+inline constexpr double kHoverRadius = 12.0;
+
 // Dark when the palette's window colour is dark (lightness below the middle).
 bool isDark(const QPalette& palette);
 

@@ -18,7 +18,7 @@
 namespace trainbench::ui {
 namespace {
 
-constexpr double kHoverRadius = 12.0;
+using chartstyle::kHoverRadius;
 constexpr double kCapOctaves = 0.06;  // half the width of a spread bar's caps, in octaves of x
 constexpr int kFitPoints = 32;        // the power law is a curve on a log x and linear y axis
 

@@ -19,7 +19,7 @@ namespace trainbench::ui {
 
 namespace {
 
-constexpr double kHoverRadius = 12.0;
+using chartstyle::kHoverRadius;
 
 QString money(double usd) { return QString::fromStdString(profiler::formatMoney(usd)); }
 

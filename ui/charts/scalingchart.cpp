@@ -16,7 +16,7 @@
 namespace trainbench::ui {
 namespace {
 
-constexpr double kHoverRadius = 12.0;
+using chartstyle::kHoverRadius;
 
 QString percent(double fraction) { return QString::number(100.0 * fraction, 'f', fraction < 0.995 ? 1 : 0) + " %"; }
 

@@ -20,7 +20,7 @@
 namespace trainbench::ui {
 namespace {
 
-constexpr double kHoverRadius = 12.0;  // pixels around the cursor searched for a data point
+using chartstyle::kHoverRadius;
 
 }  // namespace
 

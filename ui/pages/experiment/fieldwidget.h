@@ -14,6 +14,9 @@ class QToolButton;
 
 namespace trainbench::ui {
 
+// A JSON string of the schema (a title, a description, an enum value) as a QString.
+inline QString qs(const nlohmann::json& j) { return QString::fromStdString(j.get<std::string>()); }
+
 class FieldWidget : public QWidget {
     Q_OBJECT
 public:

@@ -15,6 +15,7 @@
 #include <QStyledItemDelegate>
 #include <QVBoxLayout>
 
+#include "ui/pages/experiment/fieldwidget.h"
 #include "ui/pages/experiment/layerlistmodel.h"
 
 namespace trainbench::ui {
@@ -23,7 +24,6 @@ using nlohmann::json;
 using nlohmann::ordered_json;
 
 namespace {
-QString qs(const json& j) { return QString::fromStdString(j.get<std::string>()); }
 
 // A layer's "type", or "" when it has none (or not a string: the validator says so).
 template <class Json>

@@ -22,7 +22,6 @@ using nlohmann::ordered_json;
 
 namespace {
 
-QString qs(const json& j) { return QString::fromStdString(j.get<std::string>()); }
 
 QString join(const QString& path, const QString& key) { return path.isEmpty() ? key : path + QLatin1Char('.') + key; }
 
