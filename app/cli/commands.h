@@ -53,6 +53,7 @@ struct LaunchScriptArgs {
     std::string modelClaim;               // a PersistentVolumeClaim mounted read-only at MODEL's folder
     std::string cpu = "2";                // each replica's CPU request and limit
     std::vector<std::string> serveArgs;   // more `serve` options, e.g. --max-batch-size=32
+    bool noAuth = false;                  // no token Secret: the Service answers anyone in the cluster
 };
 int launchScriptCommand(const LaunchScriptArgs& args);
 int serveManifestCommand(const LaunchScriptArgs& args);

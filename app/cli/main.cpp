@@ -70,6 +70,8 @@ int main(int argc, char** argv) {
     lsCmd->add_option("--cpu", ls.cpu, "--serve: CPU request and limit of each replica (default 2)");
     lsCmd->add_option("--serve-arg", ls.serveArgs, "--serve: one more option for serve, e.g. --serve-arg=--max-batch-size=32")
         ->allow_extra_args(false);
+    lsCmd->add_flag("--no-auth", ls.noAuth,
+                    "--serve: no bearer token (by default a Secret holds one and every request must present it)");
     lsCmd->add_option("--workers", ls.workers, "Tasks (default: strategy.replicas)")->check(CLI::Range(1, 4096));
     lsCmd->add_option("--port", ls.port, "Port of every task (default 2222, TFJob's)")->check(CLI::Range(1, 65535));
     lsCmd->add_option("--db", ls.db, "Run store the chief records in, on its host")->default_str(ls.db);

@@ -366,22 +366,59 @@ TEST(CliLaunchScript, TheServeManifestIsADeploymentAndAServiceThatKeepHostileStr
     const auto parsed = trainbench::testing::yamlDocumentsAsJson(gen.out);
     ASSERT_EQ(parsed.exitCode, 0) << parsed.err << "\n" << gen.out;
     const json docs = json::parse(parsed.out);
-    ASSERT_EQ(docs.size(), 2u) << "the Deployment and the Service, no document more:\n" << gen.out;
-    const json& deployment = docs[0];
-    const json& service = docs[1];
+    ASSERT_EQ(docs.size(), 3u) << "the token's Secret, the Deployment and the Service, no document more:\n" << gen.out;
+    const json& secret = docs[0];
+    const json& deployment = docs[1];
+    const json& service = docs[2];
+    EXPECT_EQ(secret["kind"], "Secret");
+    const std::string token = secret["stringData"]["token"].get<std::string>();
+    EXPECT_EQ(token.size(), 32u) << "128 random bits in hex";
+    EXPECT_EQ(token.find_first_not_of("0123456789abcdef"), std::string::npos) << token;
     EXPECT_EQ(deployment["kind"], "Deployment");
     EXPECT_EQ(deployment["spec"]["replicas"], 3);
     EXPECT_TRUE(isRfc1035Label(deployment["metadata"]["name"].get<std::string>()));
     const json& c = deployment["spec"]["template"]["spec"]["containers"][0];
     EXPECT_EQ(c["image"].get<std::string>(), image);
     EXPECT_EQ(c["command"], json::array({"trainbench-cli"}));
-    EXPECT_EQ(c["args"], json::array({"serve", "--bind=0.0.0.0", "--port=8501", "--model-name=fmnist", extra, "--", model}));
-    EXPECT_EQ(c["readinessProbe"]["httpGet"]["path"], "/v1/models/fmnist");
+    EXPECT_EQ(c["args"], json::array({"serve", "--bind=0.0.0.0", "--port=8501", "--model-name=fmnist",
+                                      "--auth-token-file=/var/run/trainbench/serve-token/token", extra, "--", model}));
+    // A probe cannot present the token: it connects only.
+    EXPECT_EQ(c["readinessProbe"]["tcpSocket"]["port"], 8501);
+    EXPECT_EQ(c["livenessProbe"]["tcpSocket"]["port"], 8501);
     EXPECT_EQ(c["volumeMounts"][0]["mountPath"], "/models");
-    EXPECT_EQ(deployment["spec"]["template"]["spec"]["volumes"][0]["persistentVolumeClaim"]["claimName"], "models-pvc");
+    EXPECT_EQ(c["volumeMounts"][1]["mountPath"], "/var/run/trainbench/serve-token");
+    const json& volumes = deployment["spec"]["template"]["spec"]["volumes"];
+    EXPECT_EQ(volumes[0]["persistentVolumeClaim"]["claimName"], "models-pvc");
+    EXPECT_EQ(volumes[1]["name"], c["volumeMounts"][1]["name"]);
+    EXPECT_EQ(volumes[1]["secret"]["secretName"], secret["metadata"]["name"]);
     EXPECT_EQ(deployment["spec"]["selector"]["matchLabels"], deployment["spec"]["template"]["metadata"]["labels"]);
     EXPECT_EQ(service["kind"], "Service");
     EXPECT_EQ(service["spec"]["type"], "ClusterIP");
     EXPECT_EQ(service["spec"]["selector"], deployment["spec"]["template"]["metadata"]["labels"]);
     EXPECT_EQ(service["spec"]["ports"][0]["targetPort"], 8501);
+}
+
+TEST(CliLaunchScript, TheServeManifestWithoutAuthHasNoSecretAndSaysSo) {
+    TempDir tmp;
+    const auto out = tmp.path / "serve.yaml";
+    const auto gen = runCli({"launch-script", "/models/w1.onnx", "--serve", "--no-auth", "--port", "8501", "-o", out.string()},
+                            tmp.path);
+    ASSERT_EQ(gen.exitCode, 0) << gen.err;
+    EXPECT_NE(gen.err.find("no token: --no-auth"), std::string::npos) << gen.err;
+    const std::string text = trainbench::testing::readAll(out);
+    EXPECT_NE(text.find("--no-auth: the server answers anyone who reaches it"), std::string::npos) << text;
+    const auto parsed = trainbench::testing::yamlDocumentsAsJson(text);
+    ASSERT_EQ(parsed.exitCode, 0) << parsed.err << "\n" << text;
+    const json docs = json::parse(parsed.out);
+    ASSERT_EQ(docs.size(), 2u) << text;
+    const json& c = docs[0]["spec"]["template"]["spec"]["containers"][0];
+    EXPECT_EQ(c["args"], json::array({"serve", "--bind=0.0.0.0", "--port=8501", "--model-name=w1", "--", "/models/w1.onnx"}));
+    EXPECT_EQ(c["readinessProbe"]["httpGet"]["path"], "/v1/models/w1");
+    EXPECT_FALSE(c.contains("volumeMounts"));
+    // With a token the manifest holds a secret: only its owner may read it.
+    const auto withToken = tmp.path / "serve-token.yaml";
+    ASSERT_EQ(runCli({"launch-script", "/models/w1.onnx", "--serve", "-o", withToken.string()}, tmp.path).exitCode, 0);
+    struct stat st {};
+    ASSERT_EQ(::stat(withToken.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
