@@ -364,6 +364,9 @@ int main(int argc, char** argv) {
     auto* si = app.add_subcommand("serving-idle", "inference server: request latency without and with N idle connections");
     si->add_option("-n,--idle", serving.idle, "idle connections (default 10000)");
     si->add_option("--requests", serving.requests, "requests timed per side (default 300)");
+    si->add_option("--model", serving.model, "dense (the tests' servable), w1 or w2 (default dense)")
+        ->check(CLI::IsMember({"dense", "w1", "w2"}));
+    si->add_option("--data", serving.data, "Fashion-MNIST folder, for w1/w2's test images");
     trainbench::bench::InferenceBenchOptions inference;
     inference.peer = std::string(TRAINBENCH_SOURCE_DIR) + "/bench/pytorch_infer.py";
     auto* inf = app.add_subcommand("inference", "fp32 inference of W1 and W2: CompiledGraph vs PyTorch (jit frozen), side by side");

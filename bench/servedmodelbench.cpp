@@ -8,6 +8,7 @@
 #include "app/inference/graphservable.h"
 #include "app/loadtest/loadtest.h"
 #include "bench/benchutil.h"
+#include "bench/workloads.h"
 #include "engine/data/idxreader.h"
 #include "engine/device/cpudevice.h"
 #include "engine/graph/graphfrommodel.h"
@@ -28,24 +29,6 @@ std::string cpuName() {
     for (std::string line; std::getline(f, line);)
         if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
     return "unknown CPU";
-}
-
-engine::graph::Graph workloadGraph(const std::string& w) {
-    const std::string preset = w == "w1" ? "mlp" : "cnn";
-    const engine::ModelSpec spec{preset, engine::presetLayers(preset)};
-    engine::CpuDevice dev(1);
-    engine::Model m(spec, {1, 28, 28}, 10, dev, 42);
-    engine::graph::Graph g = engine::graph::graphFromModel(spec, {1, 28, 28}, 10,
-                                                           {m.params(), static_cast<size_t>(m.paramCount())}, m.state());
-    g.metadata.input_scale = 1.0f / 255.0f;  // clients send stored pixels, as to `trainbench-cli serve`
-    return g;
-}
-
-// The examples both sides use: the first 1000 test images, pixels as stored.
-lt::ExampleSet examples(const std::string& dir) {
-    lt::ExampleSet e = lt::loadIdxExamples(dir + "/t10k-images-idx3-ubyte.gz", 1000);
-    e.shape = {1, 28, 28};
-    return e;
 }
 
 // The model call alone: one compiled graph on one thread (as each server instance runs), batch 1.
@@ -93,7 +76,7 @@ lt::LoadTestOptions clientOptions(const engine::serving::ServingServer& server, 
 }  // namespace
 
 int servedModelBench(const ServedModelBenchOptions& o) {
-    const lt::ExampleSet x = examples(o.data);
+    const lt::ExampleSet x = testImages(o.data, 1000);
     std::printf("served model vs in-process call, %s, %u cores; server: trainbench's (graphServable, one instance and one "
                 "thread per batch thread); client: trainbench's load generator, %d thread(s), loopback\n",
                 cpuName().c_str(), std::thread::hardware_concurrency(), o.clientThreads);

@@ -10,11 +10,16 @@
 
 #include <atomic>
 #include <cstdio>
+#include <functional>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "app/inference/graphservable.h"
+#include "app/loadtest/requestset.h"
 #include "bench/benchutil.h"
+#include "bench/workloads.h"
 #include "engine/serving/descriptorlimit.h"
 #include "engine/serving/servingserver.h"
 #include "tests/engine/serving/denseservable.h"
@@ -47,9 +52,8 @@ public:
         ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     }
     ~Client() { ::close(fd_); }
-    int predict(const std::string& body) {
-        const std::string req = "POST /v1/models/dense:predict HTTP/1.1\r\nHost: b\r\nContent-Length: " +
-                                std::to_string(body.size()) + "\r\n\r\n" + body;
+    // The status of the answer to a whole HTTP request (0: none).
+    int send(const std::string& req) {
         if (::send(fd_, req.data(), req.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(req.size())) return 0;
         std::string in;
         char buf[4096];
@@ -70,7 +74,12 @@ private:
     int fd_;
 };
 
-const std::string kBody = R"({"instances": [[1, 2, 3, 4]]})";
+// A batch-1 predict request for the dense servable.
+const std::string kDenseRequest = [] {
+    const std::string body = R"({"instances": [[1, 2, 3, 4]]})";
+    return "POST /v1/models/dense:predict HTTP/1.1\r\nHost: b\r\nContent-Length: " + std::to_string(body.size()) +
+           "\r\n\r\n" + body;
+}();
 
 struct LoadSide {
     double qps = 0, p50 = 0, p99 = 0, meanBatch = 0;
@@ -95,7 +104,7 @@ LoadSide closedLoop(const ServingBenchOptions& o, int64_t maxBatch) {
             Client client(server.port());
             while (Clock::now() < end) {
                 const auto s = Clock::now();
-                if (client.predict(kBody) != 200) ++failed;
+                if (client.send(kDenseRequest) != 200) ++failed;
                 latencies[static_cast<size_t>(c)].push_back(secondsSince(s) * 1e3);
             }
         });
@@ -108,12 +117,14 @@ LoadSide closedLoop(const ServingBenchOptions& o, int64_t maxBatch) {
             sizes.count() ? sizes.sum() / static_cast<double>(sizes.count()) : 0, failed.load()};
 }
 
-std::vector<double> timeRequests(uint16_t port, int n, int& failed) {
+// Request i is request(i).
+std::vector<double> timeRequests(uint16_t port, int n, int& failed, const std::function<const std::string&(int)>& request) {
     std::vector<double> ms;
     Client client(port);
     for (int i = 0; i < n; ++i) {
+        const std::string& req = request(i);
         const auto s = Clock::now();
-        if (client.predict(kBody) != 200) ++failed;
+        if (client.send(req) != 200) ++failed;
         ms.push_back(secondsSince(s) * 1e3);
     }
     return ms;
@@ -170,12 +181,26 @@ int servingIdleBench(const ServingBenchOptions& o) {
     serving::ServingOptions so;
     so.limits.header_timeout = std::chrono::seconds(120);  // hold the idle ones for the whole measurement
     so.limits.max_connections = o.idle + 1000;
-    serving::ServingServer server(serving::test::denseServable(), so);
+    // The dense servable, or W1/W2 on Fashion-MNIST test images (a different image each request).
+    const bool dense = o.model == "dense";
+    serving::ServingServer server(dense ? serving::test::denseServable()
+                                        : app::graphServable(workloadGraph(o.model), {.name = o.model}),
+                                  so);
     server.start();
     for (const std::string& note : server.notes()) std::printf("server: %s\n", note.c_str());
+    std::optional<app::loadtest::RequestSet> images;
+    if (!dense) {
+        app::loadtest::PredictTarget target;
+        target.port = server.port();
+        target.model = o.model;
+        images.emplace(testImages(o.data, 1000), target, 1, 1000, 1);
+    }
+    const std::function<const std::string&(int)> request = [&](int i) -> const std::string& {
+        return dense ? kDenseRequest : images->request(i);
+    };
     int failed = 0;
-    timeRequests(server.port(), 50, failed);  // warm-up
-    const std::vector<double> before = timeRequests(server.port(), o.requests, failed);
+    timeRequests(server.port(), 50, failed, request);  // warm-up
+    const std::vector<double> before = timeRequests(server.port(), o.requests, failed, request);
     const uint16_t port = server.port();
     (void)!::write(hold[1], &port, sizeof port);
     int opened = 0;
@@ -184,13 +209,13 @@ int servingIdleBench(const ServingBenchOptions& o) {
     while (server.metrics().connectionsOpen.load() < opened && Clock::now() < waitUntil)
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     const int64_t open = server.metrics().connectionsOpen.load();
-    const std::vector<double> during = timeRequests(server.port(), o.requests, failed);
+    const std::vector<double> during = timeRequests(server.port(), o.requests, failed, request);
     const int64_t openAfter = server.metrics().connectionsOpen.load();
     ::close(hold[1]);
     ::waitpid(child, nullptr, 0);
-    std::printf("serving-idle: %d batch-1 requests on one kept-alive connection, without and with idle connections "
+    std::printf("serving-idle: %s, %d batch-1 requests on one kept-alive connection, without and with idle connections "
                 "(%d opened by a child process, %lld open at the server when timing began, %lld when it ended)\n",
-                o.requests, opened, static_cast<long long>(open), static_cast<long long>(openAfter));
+                dense ? "dense servable" : (o.model + " (graphServable, Fashion-MNIST test images)").c_str(), o.requests, opened, static_cast<long long>(open), static_cast<long long>(openAfter));
     std::printf("%-26s %10s %10s %10s\n", "side", "p50 ms", "p99 ms", "max ms");
     std::printf("%-26s %10.3f %10.3f %10.3f\n", "no idle connections", percentile(before, 0.5), percentile(before, 0.99),
                 percentile(before, 1.0));

@@ -1,7 +1,8 @@
 #pragma once
 // `trainbench-bench serving-batching` and `serving-idle` (bench/servingbench.cpp): the inference
-// server (engine/serving) with the tests' dense servable, over loopback.
+// server (engine/serving) with the tests' dense servable (serving-idle: or W1/W2), over loopback.
 #include <cstdint>
+#include <string>
 
 namespace trainbench::bench {
 
@@ -14,6 +15,8 @@ struct ServingBenchOptions {
     int64_t perExample = 4000;  // its per-example work
     int idle = 10000;           // idle connections (serving-idle)
     int requests = 300;         // good requests timed before and during the idle flood (serving-idle)
+    std::string model = "dense";  // serving-idle: "dense", "w1" or "w2"
+    std::string data = "/usr/share/datasets/fashion-mnist";  // serving-idle: test images for w1/w2
 };
 
 // Requests/s and latency p50/p99 of `clients` closed-loop clients, max_batch_size 1 against
