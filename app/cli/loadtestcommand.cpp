@@ -22,6 +22,7 @@
 #include "app/cli/stopsignals.h"
 #include "app/experiment/experimenterror.h"
 #include "app/inference/modelsource.h"
+#include "app/inference/servedmodel.h"
 #include "app/loadtest/loadtest.h"
 #include "app/loadtest/modelexamples.h"
 #include "app/loadtest/perfcsv.h"
@@ -290,6 +291,32 @@ int loadtestCommand(const LoadTestArgs& a, const StopSignals& signals) {
         return kExitRunFailed;
     }
 
+    // A run's model is measured as the server builds it (same precision and calibration): its size
+    // and its accuracy on the run's full test set, which the load test records next to its latency.
+    std::optional<app::ServedModelQuality> quality;
+    if (model && model->run) {
+        try {
+            app::ServedModelOptions m;
+            m.precision = a.serving.precision;
+            m.calibration_batches = a.serving.calibrationBatches;
+            quality = app::measureServedModel(*model, m);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "loadtest: measuring the model's size and accuracy: %s\n", e.what());
+            return kExitRunFailed;
+        }
+        if (!a.quiet) {
+            const app::ServedModelQuality& q = *quality;
+            std::printf("model: %s, %s", q.precision.c_str(), profiler::fmtBytes(static_cast<double>(q.weight_bytes)).c_str());
+            if (q.precision != "fp32")
+                std::printf(" (%.2fx smaller than fp32's %s)", double(q.fp32_weight_bytes) / double(std::max<int64_t>(1, q.weight_bytes)),
+                            profiler::fmtBytes(static_cast<double>(q.fp32_weight_bytes)).c_str());
+            std::printf("; top-1 %s on the run's %lld test examples", profiler::fmtPercent(q.accuracy).c_str(),
+                        static_cast<long long>(q.test_examples));
+            if (q.precision != "fp32") std::printf(" (fp32 %s)", profiler::fmtPercent(q.fp32_accuracy).c_str());
+            std::printf("\n");
+        }
+    }
+
     std::unique_ptr<ServerProcess> server;
     if (model) {
         try {
@@ -366,6 +393,15 @@ int loadtestCommand(const LoadTestArgs& a, const StopSignals& signals) {
                               {runattr::kServeAllowedBatchSizes, sizes},
                               {runattr::kServeInstances, std::to_string(f.instances > 0 ? f.instances : threads)},
                               {runattr::kServeThreadsPerInstance, std::to_string(f.threadsPerInstance)}});
+            }
+            if (quality) {
+                const auto exact = [](double v) { return profiler::shortestNumber(v); };
+                attrs.insert(attrs.end(), {{runattr::kServeWeightBytes, std::to_string(quality->weight_bytes)},
+                                           {runattr::kServeFp32WeightBytes, std::to_string(quality->fp32_weight_bytes)},
+                                           {runattr::kServeTestAccuracy, exact(quality->accuracy)},
+                                           {runattr::kServeFp32TestAccuracy, exact(quality->fp32_accuracy)},
+                                           {runattr::kServeTestExamples, std::to_string(quality->test_examples)}});
+                if (!quality->calibration.empty()) attrs.push_back({runattr::kServeCalibration, quality->calibration});
             }
             rec.writer->attributes(attrs);
         } catch (const profiler::StoreError& e) {

@@ -64,6 +64,15 @@ QuantizedOutcome quantizeAndMeasure(const engine::graph::Graph& graph, const std
     return out;
 }
 
+double fp32Accuracy(const engine::graph::Graph& graph, const engine::EvalSet& test, int threads) {
+    engine::graph::Graph scaled = engine::graph::optimizeForInference(graph);
+    scaled.metadata.input_scale = 1.0f;  // the test set arrives scaled
+    engine::CpuDevice device(threads);
+    device.bindThreads();
+    CompiledGraph executor(scaled, device);
+    return accuracy(executor, test);
+}
+
 QuantizedOutcome quantizeModel(const ModelSource& model, const CalibrationOptions& options, int threads) {
     if (options.batches < 1 || options.batch_size < 1)
         throw std::invalid_argument("calibration needs at least one batch of at least one example (got " +

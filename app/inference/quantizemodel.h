@@ -25,6 +25,9 @@ QuantizedOutcome quantizeAndMeasure(const engine::graph::Graph& graph, const std
                                     const engine::EvalSet& test, const engine::inference::CalibrationOptions& options,
                                     int threads = 0);
 
+// Top-1 accuracy of `graph` in fp32 (CompiledGraph) on `test` as the pipeline gives it (scaled).
+double fp32Accuracy(const engine::graph::Graph& graph, const engine::EvalSet& test, int threads = 0);
+
 // A run's model: calibrated on its training set (calibrationExamples, drawn with options.seed),
 // measured on its full test set.
 QuantizedOutcome quantizeModel(const ModelSource& model, const engine::inference::CalibrationOptions& options, int threads = 0);

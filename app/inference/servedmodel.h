@@ -7,6 +7,7 @@
 #include <string>
 
 #include "app/inference/modelsource.h"
+#include "engine/inference/quantizedgraph.h"
 #include "engine/serving/servable.h"
 
 namespace trainbench::app {
@@ -34,5 +35,26 @@ struct ServedModel {
 // std::invalid_argument for a precision other than fp32/int8 or a bad name; what openModel,
 // calibrationExamples and quantizeGraph throw.
 ServedModel openServedModel(const std::string& model, const std::string& db, const ServedModelOptions& options);
+
+// What a load test records of the model it serves, measured as the server builds it (the same
+// calibration, so the same int8 model): its weights as served and in fp32, its top-1 accuracy on the
+// run's full test set as served and in fp32, and the calibration (int8). The fp32-vs-int8 comparison
+// of the Inference page reads these.
+struct ServedModelQuality {
+    std::string precision;
+    int64_t weight_bytes = 0;
+    int64_t fp32_weight_bytes = 0;
+    int64_t test_examples = 0;
+    double accuracy = 0;       // as served
+    double fp32_accuracy = 0;
+    std::string calibration;   // int8 only
+};
+
+// A run's model only (an ONNX file carries no test set): std::invalid_argument otherwise, and for
+// what openServedModel refuses. `threads` 0: every core.
+ServedModelQuality measureServedModel(const ModelSource& source, const ServedModelOptions& options, int threads = 0);
+
+// "4 batches x 64 training examples, minmax, seed 0, u8 levels 255".
+std::string calibrationText(const engine::inference::CalibrationRecord& record);
 
 }  // namespace trainbench::app

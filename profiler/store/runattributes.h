@@ -135,6 +135,15 @@ inline constexpr char kServeMaxEnqueuedBatches[] = "serve.max_enqueued_batches";
 inline constexpr char kServeAllowedBatchSizes[] = "serve.allowed_batch_sizes";  // "" when unset
 inline constexpr char kServeInstances[] = "serve.instances";
 inline constexpr char kServeThreadsPerInstance[] = "serve.threads_per_instance";
+// The served model as measured by the load test when MODEL is a run (an ONNX file has no test set):
+// its weights as served and in fp32 (bytes), its top-1 accuracy on the run's full test set as served
+// and in fp32 (0 to 1), how many test examples that was, and the int8 model's calibration.
+inline constexpr char kServeWeightBytes[] = "serve.weight_bytes";
+inline constexpr char kServeFp32WeightBytes[] = "serve.fp32_weight_bytes";
+inline constexpr char kServeTestAccuracy[] = "serve.test_accuracy";
+inline constexpr char kServeFp32TestAccuracy[] = "serve.fp32_test_accuracy";
+inline constexpr char kServeTestExamples[] = "serve.test_examples";
+inline constexpr char kServeCalibration[] = "serve.calibration";  // "4 batches x 64 training examples, minmax, …"
 
 // Groups of keys, by their prefix, for readers that show or skip a whole group.
 inline constexpr char kInputGroup[] = "input.";
@@ -167,6 +176,8 @@ enum class When {
     LoadTesting,          // a load test (run of kind serve), when it starts
     LoadTestSearched,     // a load test with --find-max-qps, when it ends
     LoadTestOwnServer,    // a load test that started its own server (MODEL, not a URL)
+    LoadTestOfRun,        // a load test whose MODEL is a run of a store (it has a test set)
+    LoadTestOfRunInt8,    // … served in int8
     ProfiledPastWarmup,   // profiled on real devices, and op_stats leave the process's warm-up steps out
                           // (from 10 steps on; an emulated device's op_stats are its cost model's)
 };
@@ -275,6 +286,12 @@ inline constexpr std::array kRunAttributes = {
     RunAttribute{kServeAllowedBatchSizes, When::LoadTestOwnServer},
     RunAttribute{kServeInstances, When::LoadTestOwnServer},
     RunAttribute{kServeThreadsPerInstance, When::LoadTestOwnServer},
+    RunAttribute{kServeWeightBytes, When::LoadTestOfRun},
+    RunAttribute{kServeFp32WeightBytes, When::LoadTestOfRun},
+    RunAttribute{kServeTestAccuracy, When::LoadTestOfRun},
+    RunAttribute{kServeFp32TestAccuracy, When::LoadTestOfRun},
+    RunAttribute{kServeTestExamples, When::LoadTestOfRun},
+    RunAttribute{kServeCalibration, When::LoadTestOfRunInt8},
 };
 
 }  // namespace trainbench::profiler::runattr

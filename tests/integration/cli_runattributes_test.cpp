@@ -108,11 +108,11 @@ TEST(CliRunAttributes, SampleRunsWriteExactlyTheDocumentedKeys) {
                                   "--name", "lt"},
                                  tmp.path);
     ASSERT_EQ(loadtest.exitCode, 0) << loadtest.err << loadtest.out;
-    expectExactlyDocumented(attributesOf(db, "lt"), {When::LoadTesting, When::LoadTestOwnServer});
+    expectExactlyDocumented(attributesOf(db, "lt"), {When::LoadTesting, When::LoadTestOwnServer, When::LoadTestOfRun});
     const auto search = runCli({"loadtest", "source", "--db", db, "-q", "--find-max-qps", "--qps", "20", "--p99", "2s",
                                 "--max-probes", "2", "--min-queries", "20", "--min-duration", "0s", "--name", "lt-search"},
                                tmp.path);
     ASSERT_EQ(search.exitCode, 0) << search.err << search.out;
     expectExactlyDocumented(attributesOf(db, "lt-search"),
-                            {When::LoadTesting, When::LoadTestOwnServer, When::LoadTestSearched});
+                            {When::LoadTesting, When::LoadTestOwnServer, When::LoadTestOfRun, When::LoadTestSearched});
 }

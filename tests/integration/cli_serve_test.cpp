@@ -233,6 +233,18 @@ TEST_F(CliServe, LoadtestOfARunRecordsAServeRunWithItsPointsAndPerfAnalyzerCsv) 
     EXPECT_EQ(attributes[ra::kServeBatchTimeoutMicros], "500");
     EXPECT_EQ(attributes[ra::kLoadtestScenario], "concurrency");
     EXPECT_NE(attributes[ra::kLoadtestExamples].find("test set"), std::string::npos);
+    // The model as served, measured on the run's full test set: in fp32 its weights are W1's
+    // 535,818 parameters in float32, and its accuracy is what training's own evaluation measured.
+    EXPECT_EQ(attributes[ra::kServeWeightBytes], std::to_string(535818 * 4));
+    EXPECT_EQ(attributes[ra::kServeFp32WeightBytes], attributes[ra::kServeWeightBytes]);
+    EXPECT_EQ(attributes[ra::kServeTestExamples], "10000");
+    EXPECT_EQ(attributes[ra::kServeTestAccuracy], attributes[ra::kServeFp32TestAccuracy]);
+    EXPECT_EQ(attributes.count(ra::kServeCalibration), 0u) << "fp32 has no calibration";
+    const auto source = store.findRun("source");
+    ASSERT_TRUE(source && source->final_accuracy);
+    EXPECT_NEAR(std::stod(attributes[ra::kServeTestAccuracy]), *source->final_accuracy, 0.002)
+        << "the compiled inference graph and training's evaluation agree on the test set";
+    EXPECT_NE(lt.out.find("model: fp32, "), std::string::npos) << lt.out;
     const auto config = nlohmann::json::parse(row->config_json);
     EXPECT_EQ(config["scenario"], "concurrency");
 
@@ -241,6 +253,37 @@ TEST_F(CliServe, LoadtestOfARunRecordsAServeRunWithItsPointsAndPerfAnalyzerCsv) 
               "Concurrency,Inferences/Second,Client Send,Network+Server Send/Recv,Server Queue,Server Compute Input,"
               "Server Compute Infer,Server Compute Output,Client Recv,p50 latency,p90 latency,p95 latency,p99 latency");
     EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3) << text;
+}
+
+// An int8 load test records the int8 model it served next to fp32: ≥ 3.5x smaller, top-1 within
+// a point and a half of fp32's on the full test set (W1 after 40 steps), and its calibration.
+TEST_F(CliServe, AnInt8LoadTestRecordsTheModelsSizeAndAccuracyNextToFp32) {
+    const auto lt = runCli({"loadtest", "source", "--db", db_, "--precision", "int8", "--calibration-batches", "2",
+                            "--scenario", "single-stream", "--min-queries", "20", "--min-duration", "0s", "--name",
+                            "lt-int8"},
+                           tmp_->path);
+    ASSERT_EQ(lt.exitCode, 0) << lt.err << lt.out;
+    EXPECT_NE(lt.out.find("x smaller than fp32's"), std::string::npos) << lt.out;
+    auto store = profiler::RunStore::open(db_, profiler::OpenMode::ReadOnly);
+    const auto row = store.findRun("lt-int8");
+    ASSERT_TRUE(row.has_value());
+    std::map<std::string, std::string> attributes;
+    for (auto& [k, v] : store.attributes(row->id)) attributes[k] = v;
+    namespace ra = profiler::runattr;
+    EXPECT_EQ(attributes[ra::kServePrecision], "int8");
+    const double int8Bytes = std::stod(attributes[ra::kServeWeightBytes]);
+    const double fp32Bytes = std::stod(attributes[ra::kServeFp32WeightBytes]);
+    EXPECT_EQ(fp32Bytes, 535818.0 * 4);
+    EXPECT_GE(fp32Bytes / int8Bytes, 3.5);
+    const double int8Accuracy = std::stod(attributes[ra::kServeTestAccuracy]);
+    const double fp32Accuracy = std::stod(attributes[ra::kServeFp32TestAccuracy]);
+    EXPECT_GT(fp32Accuracy, 0.6);
+    EXPECT_NEAR(int8Accuracy, fp32Accuracy, 0.015);
+    // 255 input levels where the CPU has VNNI, 127 where u8 x s8 products could saturate without it.
+    const std::string calibration = attributes[ra::kServeCalibration];
+    EXPECT_TRUE(calibration == "2 batches x 64 training examples, minmax, seed 0, u8 levels 255" ||
+                calibration == "2 batches x 64 training examples, minmax, seed 0, u8 levels 127")
+        << calibration;
 }
 
 // A 20 ms batch timeout with one query at a time: every query waits the whole window for company

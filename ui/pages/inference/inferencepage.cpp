@@ -23,7 +23,7 @@ namespace trainbench::ui {
 
 namespace {
 
-enum Column { Precision, Config, Runs, BestQps, P50, P99, CostPerMillion, ColumnCount };
+enum Column { Precision, Config, Size, Accuracy, Runs, BestQps, P50, P99, CostPerMillion, ColumnCount };
 
 QTableWidgetItem* numberItem(std::optional<double> v, int decimals, const QString& prefix = {}) {
     auto* item = new QTableWidgetItem(v ? prefix + QString::number(*v, 'f', decimals) : QString());
@@ -69,11 +69,14 @@ InferencePage::InferencePage(StoreService& store, QWidget* parent) : QWidget(par
     chart_->setTitle(tr("Latency against throughput, one curve per configuration"));
     chart_->setAxisTitles(tr("achieved QPS"), tr("p99 latency (ms)"));
     table_ = new QTableWidget(0, ColumnCount);
-    table_->setHorizontalHeaderLabels({tr("Precision"), tr("Configuration"), tr("Runs"), tr("Best QPS"),
-                                       tr("p50 (ms)"), tr("p99 (ms)"), tr("$ / million")});
+    table_->setHorizontalHeaderLabels({tr("Precision"), tr("Configuration"), tr("Size (MB)"), tr("Top-1 (%)"), tr("Runs"),
+                                       tr("Best QPS"), tr("p50 (ms)"), tr("p99 (ms)"), tr("$ / million")});
     const QString tips[ColumnCount] = {
         tr("serve.precision: the numbers the model computes in (fp32, int8)"),
         tr("The server's settings under TF Serving's names: max_batch_size, batch_timeout_micros, model instances"),
+        tr("The model's weights as served (serve.weight_bytes); a load test measures it when MODEL is a run"),
+        tr("Top-1 accuracy of the model as served on its run's full test set (serve.test_accuracy); the tooltip of a "
+           "cell gives fp32's next to it and the calibration"),
         tr("Load tests of this configuration"),
         tr("The highest achieved queries per second of any point without errors whose p99 meets the bound"),
         tr("Median latency at the best point"),
@@ -190,6 +193,20 @@ void InferencePage::rebuild() {
             n.precision = QString::fromStdString(attribute(u.attributes, profiler::runattr::kServePrecision).value_or(""));
             n.newest = u.row;
             n.instancesPerQuery = instancesPerQuery(u.attributes);
+            const auto number = [&](const char* key) -> std::optional<double> {
+                const std::optional<std::string> v = attribute(u.attributes, key);
+                if (!v) return std::nullopt;
+                bool ok = false;
+                const double d = QString::fromStdString(*v).toDouble(&ok);
+                return ok ? std::optional<double>(d) : std::nullopt;
+            };
+            namespace ra = profiler::runattr;
+            n.weightBytes = number(ra::kServeWeightBytes);
+            n.fp32WeightBytes = number(ra::kServeFp32WeightBytes);
+            n.accuracy = number(ra::kServeTestAccuracy);
+            n.fp32Accuracy = number(ra::kServeFp32TestAccuracy);
+            n.testExamples = number(ra::kServeTestExamples);
+            n.calibration = QString::fromStdString(attribute(u.attributes, ra::kServeCalibration).value_or(""));
             configs.push_back(std::move(n));
             c = std::prev(configs.end());
         }
@@ -224,6 +241,24 @@ void InferencePage::rebuild() {
         const profiler::LoadTestPoint* best = bestPoint(c.points, bound);
         table_->setItem(row, Precision, new QTableWidgetItem(c.precision.isEmpty() ? tr("not recorded") : c.precision));
         table_->setItem(row, Config, new QTableWidgetItem(c.label));
+        auto* size = numberItem(c.weightBytes ? std::optional<double>(*c.weightBytes / 1e6) : std::nullopt, 3);
+        if (c.weightBytes && c.fp32WeightBytes && c.precision != QStringLiteral("fp32"))
+            size->setToolTip(tr("%1 MB, %2x smaller than fp32's %3 MB")
+                                 .arg(*c.weightBytes / 1e6, 0, 'f', 3)
+                                 .arg(*c.fp32WeightBytes / std::max(1.0, *c.weightBytes), 0, 'f', 2)
+                                 .arg(*c.fp32WeightBytes / 1e6, 0, 'f', 3));
+        table_->setItem(row, Size, size);
+        auto* accuracy = numberItem(c.accuracy ? std::optional<double>(*c.accuracy * 100.0) : std::nullopt, 2);
+        if (c.accuracy) {
+            QString tip = tr("%1 % on %2 test examples as served").arg(*c.accuracy * 100.0, 0, 'f', 2).arg(c.testExamples.value_or(0), 0, 'f', 0);
+            if (c.fp32Accuracy && c.precision != QStringLiteral("fp32"))
+                tip += tr("; fp32: %1 % (%2 points)")
+                           .arg(*c.fp32Accuracy * 100.0, 0, 'f', 2)
+                           .arg((*c.accuracy - *c.fp32Accuracy) * 100.0, 0, 'f', 2);
+            if (!c.calibration.isEmpty()) tip += tr("; calibrated on %1").arg(c.calibration);
+            accuracy->setToolTip(tip);
+        }
+        table_->setItem(row, Accuracy, accuracy);
         table_->setItem(row, Runs, numberItem(static_cast<double>(c.runs.size()), 0));
         table_->setItem(row, BestQps, numberItem(best ? std::optional<double>(best->achieved_qps) : std::nullopt, 1));
         table_->setItem(row, P50, numberItem(best ? best->p50_ms : std::nullopt, 2));

@@ -36,6 +36,9 @@ public:
         std::vector<profiler::LoadTestPoint> points;
         profiler::RunRow newest;
         double instancesPerQuery = 1.0;
+        // The newest load test's measure of the model as served (serve.weight_bytes, …): when MODEL was a run.
+        std::optional<double> weightBytes, fp32WeightBytes, accuracy, fp32Accuracy, testExamples;
+        QString calibration;
     };
 
     const std::vector<Configuration>& configurations() const { return configs_; }
