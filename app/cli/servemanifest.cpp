@@ -1,7 +1,7 @@
 // `trainbench-cli launch-script MODEL --serve`: N replicas of `trainbench-cli serve MODEL` on
 // Kubernetes, as a Deployment and a Service, and unless --no-auth a Secret with a bearer token every
-// request must present (mounted as a file for --auth-token-file). Every string the user controls reaches the manifest
-// through app/quote/quote.h (YAML scalars) or as a k8sName, never pasted raw.
+// request must present (mounted as a file for --auth-token-file). Every string the user controls
+// reaches the manifest through app/quote/quote.h (YAML scalars) or as a k8sName, never pasted raw.
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
@@ -98,7 +98,9 @@ std::string serveManifest(const LaunchScriptArgs& a) {
               << ", readOnly: true}\n";
         if (auth)
             s << "        - name: \"serve-token\"\n"
-              << "          secret: {secretName: " << secret << ", defaultMode: 0400}\n";
+              // Kubernetes' default mode (0644): readable by an image that runs serve as another
+              // user than the volume's owner; the pod holds nothing but the server.
+              << "          secret: {secretName: " << secret << "}\n";
     }
     s << "---\n"
       << "apiVersion: v1\n"
