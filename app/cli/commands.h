@@ -57,6 +57,9 @@ struct LaunchScriptArgs {
 };
 int launchScriptCommand(const LaunchScriptArgs& args);
 int serveManifestCommand(const LaunchScriptArgs& args);
+// A Kubernetes Secret named `quotedName` (a YAML scalar already) holding a fresh random token under
+// the key "token", followed by the document separator: the manifests' one token Secret.
+std::string tokenSecretDocument(const std::string& quotedName);
 // Batch prediction with a stored run's model over a data split, recorded as a run (docs/cli.md).
 struct PredictArgs {
     std::string model;

@@ -91,6 +91,15 @@ std::string slurmScript(const LaunchScriptArgs& a, const app::Experiment& x, con
     return s.str();
 }
 
+}  // namespace
+
+std::string tokenSecretDocument(const std::string& quotedName) {
+    return "apiVersion: v1\nkind: Secret\nmetadata:\n  name: " + quotedName + "\nstringData:\n  token: " +
+           app::yamlString(engine::RendezvousServer::randomToken(), "the token") + "\n---\n";
+}
+
+namespace {
+
 // Every string value is a double-quoted YAML scalar (app::yamlString), the ones of the user's
 // (image, paths, overrides) and the ones made here alike.
 std::string kubeflowManifest(const LaunchScriptArgs& a, const app::Experiment& x, const JobShape& job) {
@@ -124,13 +133,7 @@ std::string kubeflowManifest(const LaunchScriptArgs& a, const app::Experiment& x
     s << "# trainbench " << engine::strategyKindName(x.strategy.type) << " job " << shown(x.name) << ": " << job.text() << ".\n"
       << "# Written by `trainbench-cli launch-script --kubeflow`; apply with kubectl. The training operator\n"
       << "# sets TF_CONFIG in every pod; the Secret gives them one job token.\n"
-      << "apiVersion: v1\n"
-      << "kind: Secret\n"
-      << "metadata:\n"
-      << "  name: " << secret << "\n"
-      << "stringData:\n"
-      << "  token: " << app::yamlString(engine::RendezvousServer::randomToken(), "the job token") << "\n"
-      << "---\n"
+      << tokenSecretDocument(secret)
       << "apiVersion: kubeflow.org/v1\n"
       << "kind: TFJob\n"
       << "metadata:\n"

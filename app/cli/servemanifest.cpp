@@ -11,7 +11,6 @@
 #include "app/cli/commands.h"
 #include "app/quote/quote.h"
 #include "app/run/exitcodes.h"
-#include "engine/rendezvous/rendezvousserver.h"
 #include "engine/io/atomicfilewriter.h"
 #include "engine/util/errors.h"
 
@@ -44,13 +43,7 @@ std::string serveManifest(const LaunchScriptArgs& a) {
     if (auth)
         s << "# inside the cluster only, and every request must carry the Secret's token (Authorization: Bearer\n"
           << "# <token>); keep this file private. Nothing is encrypted: TLS belongs at an ingress (docs/security.md).\n"
-          << "apiVersion: v1\n"
-          << "kind: Secret\n"
-          << "metadata:\n"
-          << "  name: " << secret << "\n"
-          << "stringData:\n"
-          << "  token: " << app::yamlString(engine::RendezvousServer::randomToken(), "the token") << "\n"
-          << "---\n";
+          << tokenSecretDocument(secret);
     else
         s << "# inside the cluster only; --no-auth: the server answers anyone who reaches it (docs/security.md).\n";
     s << "apiVersion: apps/v1\n"

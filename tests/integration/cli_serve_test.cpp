@@ -66,6 +66,15 @@ protected:
         delete tmp_;
         tmp_ = nullptr;
     }
+    // The run_attributes of the run named `name`, by key.
+    static std::map<std::string, std::string> attributesOf(profiler::RunStore& store, const std::string& name) {
+        std::map<std::string, std::string> attributes;
+        const auto row = store.findRun(name);
+        EXPECT_TRUE(row.has_value()) << name;
+        if (row)
+            for (auto& [k, v] : store.attributes(row->id)) attributes[k] = v;
+        return attributes;
+    }
     // The fp32 model's probabilities of the test set, from `predict` (written once per suite).
     static std::vector<std::vector<double>> fp32Probabilities() {
         const fs::path csv = tmp_->path / "p.csv";
@@ -225,8 +234,7 @@ TEST_F(CliServe, LoadtestOfARunRecordsAServeRunWithItsPointsAndPerfAnalyzerCsv) 
         EXPECT_GT(*points[i].compute_ms, 0);
         EXPECT_FALSE(points[i].seconds.empty());
     }
-    std::map<std::string, std::string> attributes;
-    for (auto& [k, v] : store.attributes(row->id)) attributes[k] = v;
+    std::map<std::string, std::string> attributes = attributesOf(store, row->name);
     namespace ra = profiler::runattr;
     EXPECT_EQ(attributes[ra::kServePrecision], "fp32");
     EXPECT_EQ(attributes[ra::kServeMaxBatchSize], "32");
@@ -267,8 +275,7 @@ TEST_F(CliServe, AnInt8LoadTestRecordsTheModelsSizeAndAccuracyNextToFp32) {
     auto store = profiler::RunStore::open(db_, profiler::OpenMode::ReadOnly);
     const auto row = store.findRun("lt-int8");
     ASSERT_TRUE(row.has_value());
-    std::map<std::string, std::string> attributes;
-    for (auto& [k, v] : store.attributes(row->id)) attributes[k] = v;
+    std::map<std::string, std::string> attributes = attributesOf(store, row->name);
     namespace ra = profiler::runattr;
     EXPECT_EQ(attributes[ra::kServePrecision], "int8");
     const double int8Bytes = std::stod(attributes[ra::kServeWeightBytes]);
@@ -321,8 +328,7 @@ TEST_F(CliServe, AQueueBoundLoadTestsActionIsANewLoadTestWithTheShorterTimeout) 
     const auto again = store.findRun("slow-action1");
     ASSERT_TRUE(again.has_value());
     EXPECT_EQ(again->kind, "serve");
-    std::map<std::string, std::string> attributes;
-    for (auto& [k, v] : store.attributes(again->id)) attributes[k] = v;
+    std::map<std::string, std::string> attributes = attributesOf(store, again->name);
     EXPECT_EQ(attributes[profiler::runattr::kServeBatchTimeoutMicros], "5000");
     const auto before = store.loadTestPoints(store.findRun("slow")->id);
     const auto after = store.loadTestPoints(again->id);
