@@ -28,7 +28,7 @@ public:
     explicit TestPredictServer(TestPredictServerOptions options);
     ~TestPredictServer();  // stops the io thread, closes every connection
     uint16_t port() const;
-    int64_t requests() const;  // answered so far
+    int64_t requests() const;  // answered so far (counted as each answer starts on the wire)
     // The mean time a request really took on the server's thread (a loaded machine oversleeps).
     std::chrono::microseconds meanServiceTime() const;
 
