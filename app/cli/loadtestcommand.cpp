@@ -299,7 +299,13 @@ int loadtestCommand(const LoadTestArgs& a, const StopSignals& signals) {
             app::ServedModelOptions m;
             m.precision = a.serving.precision;
             m.calibration_batches = a.serving.calibrationBatches;
-            quality = app::measureServedModel(*model, m);
+            const std::string key = m.precision + "/" + std::to_string(m.calibration_batches);
+            if (a.measuredModels && a.measuredModels->count(key)) {
+                quality = a.measuredModels->at(key);
+            } else {
+                quality = app::measureServedModel(*model, m);
+                if (a.measuredModels) a.measuredModels->emplace(key, *quality);
+            }
         } catch (const std::exception& e) {
             std::fprintf(stderr, "loadtest: measuring the model's size and accuracy: %s\n", e.what());
             return kExitRunFailed;

@@ -4,6 +4,7 @@
 #include <thread>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +14,7 @@
 #include "app/cli/stopsignals.h"
 #include "app/cli/texttable.h"
 #include "app/experiment/experimenterror.h"
+#include "app/inference/servedmodel.h"
 #include "app/plan/servingplan.h"
 #include "app/plan/servingtargets.h"
 #include "app/run/exitcodes.h"
@@ -83,6 +85,7 @@ std::vector<Measured> measureHost(const PlanServingArgs& args, double qps, doubl
         {"batching, 1 instance, timeout 1 ms", true, 64, 1000, 1},
     };
     std::vector<Measured> out;
+    std::map<std::string, app::ServedModelQuality> measuredModels;  // each precision's size and accuracy, once
     for (const std::string& precision : precisions) {
         if (precision != "fp32" && precision != "int8") continue;  // bf16 is not served here
         for (const Config& c : configs) {
@@ -96,6 +99,7 @@ std::vector<Measured> measureHost(const PlanServingArgs& args, double qps, doubl
             lt.minDuration = args.probe;
             lt.minQueries = 200;
             lt.quiet = true;
+            lt.measuredModels = &measuredModels;
             lt.serving.precision = precision;
             lt.serving.enableBatching = c.batching;
             lt.serving.maxBatchSize = c.maxBatch;

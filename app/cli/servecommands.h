@@ -1,10 +1,15 @@
 #pragma once
 // `trainbench-cli serve` and `trainbench-cli loadtest` (docs/cli.md, docs/serving.md, docs/loadtest.md).
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "app/cli/servingflags.h"
+
+namespace trainbench::app {
+struct ServedModelQuality;
+}
 
 namespace trainbench::cli {
 
@@ -51,6 +56,10 @@ struct LoadTestArgs {
     std::string name;           // the run's name
     bool record = true;         // false: --no-record
     bool quiet = false;
+    // Load tests of one run under several configurations (plan-serving --measure): the served
+    // model's size and accuracy, measured once per precision and calibration and reused, instead
+    // of once per load test. Null: measured each time.
+    std::map<std::string, app::ServedModelQuality>* measuredModels = nullptr;
 };
 int loadtestCommand(const LoadTestArgs& args, const StopSignals& signals);
 

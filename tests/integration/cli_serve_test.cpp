@@ -360,6 +360,17 @@ TEST_F(CliServe, PlanServingMeasuresThisHostsConfigurationsWithRealLoadTests) {
         EXPECT_EQ(points[0].errors, 0);
         EXPECT_NEAR(points[0].achieved_qps, 50, 5) << "a 2-core host answers 50 QPS of W1";
     }
+    // Each records the model it served, measured once for all four: W1's weights in float32 and
+    // one accuracy on the run's 10,000 test examples.
+    namespace ra = profiler::runattr;
+    const std::string accuracy = attributesOf(store, runs[0].name)[ra::kServeTestAccuracy];
+    EXPECT_FALSE(accuracy.empty());
+    for (size_t i = 0; i < 4; ++i) {
+        std::map<std::string, std::string> attributes = attributesOf(store, runs[i].name);
+        EXPECT_EQ(attributes[ra::kServeWeightBytes], std::to_string(535818 * 4)) << runs[i].name;
+        EXPECT_EQ(attributes[ra::kServeTestExamples], "10000") << runs[i].name;
+        EXPECT_EQ(attributes[ra::kServeTestAccuracy], accuracy) << runs[i].name;
+    }
 }
 
 TEST_F(CliServe, LoadtestOfAUrlWithNothingThereFailsNamingTheAddress) {

@@ -87,6 +87,8 @@ InferencePage::InferencePage(StoreService& store, QWidget* parent) : QWidget(par
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->verticalHeader()->hide();
+    // The numbers take the width they need; the configuration, the longest text, the rest.
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setSectionResizeMode(Config, QHeaderView::Stretch);
     verdict_ = new VerdictCard;
     auto* scroll = new QScrollArea;
@@ -240,7 +242,9 @@ void InferencePage::rebuild() {
         const Configuration& c = configs_[static_cast<size_t>(row)];
         const profiler::LoadTestPoint* best = bestPoint(c.points, bound);
         table_->setItem(row, Precision, new QTableWidgetItem(c.precision.isEmpty() ? tr("not recorded") : c.precision));
-        table_->setItem(row, Config, new QTableWidgetItem(c.label));
+        auto* config = new QTableWidgetItem(c.label);
+        config->setToolTip(c.label);
+        table_->setItem(row, Config, config);
         auto* size = numberItem(c.weightBytes ? std::optional<double>(*c.weightBytes / 1e6) : std::nullopt, 3);
         if (c.weightBytes && c.fp32WeightBytes && c.precision != QStringLiteral("fp32"))
             size->setToolTip(tr("%1 MB, %2x smaller than fp32's %3 MB")
@@ -267,6 +271,7 @@ void InferencePage::rebuild() {
                         numberItem(best ? costPerMillion(c.newest, best->achieved_qps, c.instancesPerQuery) : std::nullopt, 4,
                                    QStringLiteral("$")));
     }
+    table_->resizeRowsToContents();  // a long configuration wraps instead of being cut off
     empty_->setVisible(configs_.empty());
     if (selected >= 0 && selected < table_->rowCount()) showVerdictOf(selected);
     else if (table_->rowCount() > 0) table_->selectRow(0);
