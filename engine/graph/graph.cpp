@@ -10,8 +10,9 @@
 namespace trainbench::engine::graph {
 
 namespace {
-constexpr OpKind kKinds[] = {OpKind::Conv,    OpKind::Gemm,    OpKind::BatchNormalization, OpKind::Relu,
-                             OpKind::MaxPool, OpKind::GlobalAveragePool, OpKind::Flatten,  OpKind::Add};
+constexpr OpKind kKinds[] = {OpKind::Conv,    OpKind::Gemm,              OpKind::BatchNormalization,
+                             OpKind::Relu,    OpKind::MaxPool,           OpKind::GlobalAveragePool,
+                             OpKind::Flatten, OpKind::Add,               OpKind::Clip};
 }  // namespace
 
 const char* opKindName(OpKind kind) {
@@ -24,6 +25,7 @@ const char* opKindName(OpKind kind) {
         case OpKind::GlobalAveragePool: return "GlobalAveragePool";
         case OpKind::Flatten: return "Flatten";
         case OpKind::Add: return "Add";
+        case OpKind::Clip: return "Clip";
     }
     return "?";
 }

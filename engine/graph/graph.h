@@ -35,6 +35,7 @@ enum class OpKind {
     GlobalAveragePool,   // inputs: x
     Flatten,             // inputs: x ([N, ...] -> [N, prod(...)])
     Add,                 // inputs: a, b (same shape); fused_relu (a residual block's out = relu(a + b))
+    Clip,                // inputs: x; attrs: clip_min, clip_max (ReLU6: 0 and 6)
 };
 
 // The ONNX op_type of a kind ("Conv", "Gemm", ...), and back.
@@ -49,6 +50,10 @@ struct Node {
     // Conv / MaxPool: square kernels and strides, symmetric padding (what the engine's layers make;
     // an import that needs more says so by node name).
     int64_t kernel = 0, stride = 1, pad = 0;
+    // Conv: input and output channels split into `group` independent convolutions (depthwise:
+    // group = input channels); the weight is [filters, channels / group, kernel, kernel].
+    int64_t group = 1;
+    float clip_min = 0.0f, clip_max = 6.0f;  // Clip: min(max(x, clip_min), clip_max)
     float epsilon = 1e-5f;            // BatchNormalization
     bool fused_relu = false;          // Conv / Gemm / BatchNormalization / Add: ReLU applied to the output
 };

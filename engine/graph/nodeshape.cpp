@@ -76,7 +76,7 @@ const Dims& image(const Inputs& in, const Dims& x) {
 Dims nodeOutputShape(const Graph& g, const Node& n, const std::map<std::string, Dims>& shapes, const std::string& where) {
     const Inputs in(g, n, shapes, where);
     if (n.fused_relu && (n.kind == OpKind::Relu || n.kind == OpKind::MaxPool || n.kind == OpKind::GlobalAveragePool ||
-                         n.kind == OpKind::Flatten))
+                         n.kind == OpKind::Flatten || n.kind == OpKind::Clip))
         in.fail("fused_relu is only for Conv, Gemm, BatchNormalization and Add");
     switch (n.kind) {
         case OpKind::Conv: {
@@ -85,8 +85,12 @@ Dims nodeOutputShape(const Graph& g, const Node& n, const std::map<std::string, 
             windowAttributes(in, n);
             const Dims& w = in.init(1, "weight");
             const int64_t filters = w.empty() ? 0 : w[0];
-            in.weight(1, {filters, x[0], n.kernel, n.kernel}, "weight");
+            if (n.group <= 0 || x[0] % n.group != 0)
+                in.fail("group " + std::to_string(n.group) + " does not divide its " + std::to_string(x[0]) + " input channels");
+            in.weight(1, {filters, x[0] / n.group, n.kernel, n.kernel}, "weight");
             if (filters <= 0) in.fail("weight '" + n.inputs[1] + "' has no filters");
+            if (filters % n.group != 0)
+                in.fail("group " + std::to_string(n.group) + " does not divide its " + std::to_string(filters) + " filters");
             if (n.inputs.size() == 3) in.weight(2, {filters}, "bias");
             return {filters, windowed(in, x[1], n), windowed(in, x[2], n)};
         }
@@ -126,6 +130,11 @@ Dims nodeOutputShape(const Graph& g, const Node& n, const std::map<std::string, 
         case OpKind::Flatten:
             in.count(1, 1, "one input");
             return {product(in.value(0))};
+        case OpKind::Clip:
+            in.count(1, 1, "one input (its bounds are attributes)");
+            if (!(n.clip_min <= n.clip_max))
+                in.fail("min " + std::to_string(n.clip_min) + " is above max " + std::to_string(n.clip_max));
+            return in.value(0);
         case OpKind::Add: {
             in.count(2, 2, "two inputs");
             const Dims& a = in.value(0);

@@ -16,19 +16,21 @@ const std::vector<float>& weights(const Graph& g, const Node& n, size_t i) { ret
 
 Values conv(const Graph& g, const Node& n, const Values& x, const Dims& in, const Dims& out) {
     const std::vector<float>& w = weights(g, n, 1);
-    const int64_t c = in[0], h = in[1], wd = in[2], k = n.kernel;
+    // Group g's filters read only its channels: filter o reads channels (o / per-group filters) * c onwards.
+    const int64_t c = in[0] / n.group, h = in[1], wd = in[2], k = n.kernel, perGroup = out[0] / n.group;
     Values y(static_cast<size_t>(out[0] * out[1] * out[2]));
     for (int64_t o = 0; o < out[0]; ++o)
         for (int64_t oy = 0; oy < out[1]; ++oy)
             for (int64_t ox = 0; ox < out[2]; ++ox) {
                 double sum = n.inputs.size() == 3 ? weights(g, n, 2)[static_cast<size_t>(o)] : 0.0;
+                const int64_t first = (o / perGroup) * c;
                 for (int64_t i = 0; i < c; ++i)
                     for (int64_t ky = 0; ky < k; ++ky)
                         for (int64_t kx = 0; kx < k; ++kx) {
                             const int64_t iy = oy * n.stride - n.pad + ky, ix = ox * n.stride - n.pad + kx;
                             if (iy < 0 || iy >= h || ix < 0 || ix >= wd) continue;  // zero padding
                             sum += double(w[static_cast<size_t>(((o * c + i) * k + ky) * k + kx)]) *
-                                   x[static_cast<size_t>((i * h + iy) * wd + ix)];
+                                   x[static_cast<size_t>(((first + i) * h + iy) * wd + ix)];
                         }
                 y[static_cast<size_t>((o * out[1] + oy) * out[2] + ox)] = relu(sum, n.fused_relu);
             }
@@ -107,6 +109,10 @@ Values evaluateOne(const Graph& g, const std::map<std::string, Dims>& shapes, Va
             case OpKind::MaxPool: y = maxPool(n, x, in, out); break;
             case OpKind::GlobalAveragePool: y = globalAveragePool(x, in); break;
             case OpKind::Flatten: y = x; break;
+            case OpKind::Clip:
+                y = x;
+                for (double& v : y) v = std::min(std::max(v, double(n.clip_min)), double(n.clip_max));
+                break;
             case OpKind::Add: {
                 const Values& b = values.at(n.inputs[1]);
                 y = x;

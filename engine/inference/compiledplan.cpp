@@ -127,9 +127,13 @@ private:
                       {DNNL_ARG_VARIANCE, weights_.get(node.inputs[4], c)}});
                 return dst;
             }
-            case OpKind::Relu: {
+            case OpKind::Relu:
+            case OpKind::Clip: {
+                const bool relu = node.kind == OpKind::Relu;
                 dnnl::eltwise_forward::primitive_desc pd(
-                    {prop_kind::forward_inference, dnnl::algorithm::eltwise_relu, x.get_desc(), 0.0f, 0.0f}, eng_);
+                    {prop_kind::forward_inference, relu ? dnnl::algorithm::eltwise_relu : dnnl::algorithm::eltwise_clip,
+                     x.get_desc(), relu ? 0.0f : node.clip_min, relu ? 0.0f : node.clip_max},
+                    eng_);
                 const memory& dst = buffer(pd.dst_desc());
                 step(dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, dst}});
                 return dst;
@@ -152,7 +156,13 @@ private:
     }
 
     memory conv(const Node& node, const memory& x, const Dims& out) {
-        const Dims wDims = g_.initializers.at(node.inputs[1]).dims;
+        // Grouped (depthwise): oneDNN's weights are [group, filters / group, channels / group, kh, kw],
+        // the same bytes as the graph's [filters, channels / group, kh, kw].
+        Dims wDims = g_.initializers.at(node.inputs[1]).dims;
+        if (node.group > 1) {
+            wDims[0] /= node.group;
+            wDims.insert(wDims.begin(), node.group);
+        }
         const memory::dims stride{node.stride, node.stride}, pad{node.pad, node.pad};
         const memory::desc biasMd = node.inputs.size() == 3 ? anyDesc({out[1]}) : memory::desc();
         // Everything "any": the kernel picks its layouts; the input is reordered to it if need be

@@ -141,7 +141,8 @@ private:
             case OpKind::Flatten: return flatten(node, x, out);
             case OpKind::Add: return add(node, x);
             case OpKind::BatchNormalization:
-            case OpKind::Relu: break;
+            case OpKind::Relu:
+            case OpKind::Clip: break;
         }
         throw graph::GraphError("node '" + node.name + "' (" + graph::opKindName(node.kind) + "): not run in int8");
     }

@@ -50,11 +50,17 @@ graph::Graph QuantizedGraph::dequantized() const {
 }
 
 void checkInt8Ops(const graph::Graph& g) {
-    for (const graph::Node& n : g.nodes)
+    for (const graph::Node& n : g.nodes) {
+        const std::string where = "node '" + n.name + "' (" + graph::opKindName(n.kind) + ")";
         if (n.kind == graph::OpKind::BatchNormalization || n.kind == graph::OpKind::Relu)
-            throw graph::GraphError("node '" + n.name + "' (" + graph::opKindName(n.kind) +
-                                    "): int8 runs batch norm only folded into the Conv or Gemm before it and ReLU "
+            throw graph::GraphError(where + ": int8 runs batch norm only folded into the Conv or Gemm before it and ReLU "
                                     "only fused into the op before it");
+        if (n.kind == graph::OpKind::Clip)
+            throw graph::GraphError(where + ": int8 does not run Clip (ReLU6) yet; serve this model in fp32");
+        if (n.kind == graph::OpKind::Conv && n.group != 1)
+            throw graph::GraphError(where + ": int8 runs convolutions of group 1 only, this one has group " +
+                                    std::to_string(n.group) + "; serve this model in fp32");
+    }
 }
 
 std::map<std::string, std::string> activationSources(const graph::Graph& g) {

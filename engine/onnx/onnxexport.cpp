@@ -57,6 +57,7 @@ void addAttributes(::onnx::NodeProto* n, const graph::Node& node) {
             addInts(n, "kernel_shape", {node.kernel, node.kernel});
             addInts(n, "strides", {node.stride, node.stride});
             addInts(n, "pads", {node.pad, node.pad, node.pad, node.pad});
+            if (node.group != 1) addInt(n, "group", node.group);
             break;
         case graph::OpKind::Gemm: addInt(n, "transB", 1); break;
         case graph::OpKind::BatchNormalization: {
@@ -110,6 +111,20 @@ void addMetadata(::onnx::ModelProto& m, const std::string& key, const std::strin
         if (node.kind == graph::OpKind::Gemm && shapes.at(inputs[0]).size() > 1) {
             addInt(addNode(g, gemmFlattenNode(node.name), "Flatten", {inputs[0]}, gemmFlatValue(node.name)), "axis", 1);
             inputs[0] = gemmFlatValue(node.name);
+        }
+        if (node.kind == graph::OpKind::Clip) {
+            // Opset 13's Clip reads its bounds as inputs: two scalar initializers of its own (under
+            // a free name should the graph hold one of theirs already).
+            for (const auto& [wanted, value] : {std::pair{clipMinValue(node.name), node.clip_min},
+                                                std::pair{clipMaxValue(node.name), node.clip_max}}) {
+                std::string bound = wanted;
+                while (graph.initializers.count(bound) || shapes.count(bound)) bound += "_";
+                ::onnx::TensorProto* t = g->add_initializer();
+                t->set_name(bound);
+                t->set_data_type(::onnx::TensorProto::FLOAT);
+                t->set_raw_data(&value, sizeof(float));
+                inputs.push_back(bound);
+            }
         }
         const std::string out = node.fused_relu ? preReluValue(node.name) : node.output;
         addAttributes(addNode(g, node.name, graph::opKindName(node.kind), inputs, out), node);

@@ -63,6 +63,9 @@ inline std::string fusedReluNode(const std::string& node) { return node + "/fuse
 // "<gemm>/gemm_flatten" writing "<gemm>/gemm_flat", which the importer folds back.
 inline std::string gemmFlattenNode(const std::string& gemm) { return gemm + "/gemm_flatten"; }
 inline std::string gemmFlatValue(const std::string& gemm) { return gemm + "/gemm_flat"; }
+// A Clip's bounds (opset 11 on: inputs) as two scalar initializers "<clip>/min" and "<clip>/max".
+inline std::string clipMinValue(const std::string& clip) { return clip + "/min"; }
+inline std::string clipMaxValue(const std::string& clip) { return clip + "/max"; }
 
 // Caps an import checks before it allocates: the file, and the elements of one initializer.
 inline constexpr int64_t kMaxFileBytes = int64_t{1} << 30;

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "engine/graph/graphpasses.h"
@@ -54,6 +55,56 @@ void readMetadata(const ::onnx::ModelProto& m, graph::GraphMetadata& meta, const
         else if (e.key() == kKeyClassNames) meta.class_names = parseClassNames(e.value(), where);
         else if (e.key() == kKeySourceRun) meta.source_run = e.value();
     }
+}
+
+// A Constant node's `value` (a float tensor) or `value_float`, as an initializer.
+graph::Initializer constantTensor(const ::onnx::NodeProto& n, const std::string& where) {
+    if (n.output_size() != 1 || n.attribute_size() != 1) throw OnnxError(where + ": a Constant needs one output and one attribute");
+    const ::onnx::AttributeProto& a = n.attribute(0);
+    if (a.name() == "value" && a.type() == ::onnx::AttributeProto::TENSOR) return importInitializer(a.t(), where);
+    if (a.name() == "value_float" && a.type() == ::onnx::AttributeProto::FLOAT) return {{}, {a.f()}};
+    throw OnnxError(where + ": attribute '" + a.name() + "' is not supported (only a float 'value' or 'value_float')");
+}
+
+// A Clip of opset 11 on reads its bounds as inputs 1 and 2 (either may be "": none): they must be
+// one-value initializers, and become the node's clip_min and clip_max.
+void readClipBounds(const graph::Graph& g, graph::Node& clip, const std::string& where) {
+    if (clip.inputs.size() > 3) throw OnnxError(where + ": " + std::to_string(clip.inputs.size()) + " inputs (x, min, max at most)");
+    for (size_t i = 1; i < clip.inputs.size(); ++i) {
+        if (clip.inputs[i].empty()) continue;
+        const auto it = g.initializers.find(clip.inputs[i]);
+        if (it == g.initializers.end() || it->second.values.size() != 1)
+            throw OnnxError(where + ": its " + (i == 1 ? "min" : "max") + " '" + clip.inputs[i] +
+                            "' is not a constant of one value (bounds computed at run time are not supported)");
+        (i == 1 ? clip.clip_min : clip.clip_max) = it->second.values[0];
+    }
+    clip.inputs.resize(1);
+}
+
+// The weight of a Gemm with transB = 0, [in, out], as the IR's [out, in]: transposed in place when
+// only this node reads it, else into a copy of its own.
+void transposeGemmWeight(graph::Graph& g, const std::string& gemmName, const std::string& origin) {
+    graph::Node* gemm = nullptr;
+    for (graph::Node& n : g.nodes)
+        if (n.name == gemmName) gemm = &n;
+    const std::string where = origin + ": node '" + gemmName + "' (Gemm)";
+    const auto it = g.initializers.find(gemm->inputs[1]);
+    if (it == g.initializers.end() || it->second.dims.size() != 2)
+        throw OnnxError(where + ": with transB 0 its B '" + gemm->inputs[1] + "' must be a 2-D initializer");
+    const graph::Initializer& w = it->second;
+    const int64_t rows = w.dims[0], cols = w.dims[1];
+    graph::Initializer t{{cols, rows}, std::vector<float>(w.values.size())};
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c)
+            t.values[static_cast<size_t>(c * rows + r)] = w.values[static_cast<size_t>(r * cols + c)];
+    if (graph::useCount(g, gemm->inputs[1]) == 1) {
+        it->second = std::move(t);
+        return;
+    }
+    std::string name = gemm->inputs[1] + "/transposed";
+    while (g.initializers.count(name)) name += "_";
+    g.initializers.emplace(name, std::move(t));
+    gemm->inputs[1] = name;
 }
 
 // Undoes what exportOnnx() adds: a Gemm's "<gemm>/gemm_flatten" Flatten and "<node>/fused_relu"
@@ -129,18 +180,57 @@ graph::Graph importModel(const ::onnx::ModelProto& m, const std::string& origin)
     if (gp.output_size() != 1) throw OnnxError(origin + ": " + std::to_string(gp.output_size()) + " graph outputs (only 1 is supported)");
     g.output = gp.output(0).name();
     std::set<std::string> names;
+    // Identity and inference Dropout pass their input on: their readers read it instead.
+    std::map<std::string, std::string> alias;
+    const auto resolve = [&](std::string name) {
+        for (auto it = alias.find(name); it != alias.end(); it = alias.find(name)) name = it->second;
+        return name;
+    };
+    std::set<std::string> dropoutMasks;
+    std::vector<std::string> transposed;  // Gemm weights read as [in, out]
     for (const ::onnx::NodeProto& n : gp.node()) {
-        graph::Node node = importNode(n, opset, origin);
+        const std::string where = origin + ": node '" + n.name() + "' (" + n.op_type() + ")";
+        const bool standard = n.domain().empty() || n.domain() == "ai.onnx";
+        if (standard && n.op_type() == "Constant") {
+            graph::Initializer value = constantTensor(n, where);
+            if (!g.initializers.emplace(n.output(0), std::move(value)).second)
+                throw OnnxError(where + ": its output '" + n.output(0) + "' is already an initializer");
+            continue;
+        }
+        if (standard && (n.op_type() == "Identity" || n.op_type() == "Dropout")) {
+            if (n.input_size() < 1 || n.output_size() < 1) throw OnnxError(where + ": no input or no output");
+            if (n.op_type() == "Dropout") {
+                if (n.input_size() > 2 && !n.input(2).empty()) {
+                    const auto mode = g.initializers.find(resolve(n.input(2)));
+                    if (mode == g.initializers.end() || mode->second.values.size() != 1 || mode->second.values[0] != 0.0f)
+                        throw OnnxError(where + ": training_mode is not a constant false; only inference Dropout is supported");
+                }
+                if (n.output_size() > 1 && !n.output(1).empty()) dropoutMasks.insert(n.output(1));
+            }
+            alias[n.output(0)] = resolve(n.input(0));
+            continue;
+        }
+        NodeFixups fixups;
+        graph::Node node = importNode(n, opset, origin, fixups);
+        for (std::string& in : node.inputs) {
+            in = resolve(in);
+            if (dropoutMasks.count(in)) throw OnnxError(where + ": reads Dropout's mask '" + in + "', which inference has not");
+        }
         if (node.name.empty()) node.name = node.output;  // ONNX names are optional; ours must be unique
         if (!names.insert(node.name).second) throw OnnxError(origin + ": node name '" + node.name + "' appears twice");
         if (node.kind == graph::OpKind::Conv && node.kernel == 0 && node.inputs.size() > 1) {
             const auto w = g.initializers.find(node.inputs[1]);
             if (w != g.initializers.end() && w->second.dims.size() == 4) node.kernel = w->second.dims[2];
         }
+        if (node.kind == graph::OpKind::Clip) readClipBounds(g, node, where);
+        if (fixups.transpose_weight && node.inputs.size() > 1) transposed.push_back(node.name);
         g.nodes.push_back(std::move(node));
     }
+    g.output = resolve(g.output);
+    for (const std::string& gemm : transposed) transposeGemmWeight(g, gemm, origin);
     readMetadata(m, g.metadata, origin);
     undoExportAdditions(g);
+    graph::pruneInitializers(g);  // a Clip's bounds, a Dropout's ratio, what no node reads
     try {
         const std::map<std::string, graph::Dims> shapes = g.valueShapes();
         const auto out = shapes.find(g.output);

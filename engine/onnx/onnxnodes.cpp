@@ -1,6 +1,7 @@
 #include "engine/onnx/onnxnodes.h"
 
 #include <cstring>
+#include <limits>
 
 #include "engine/onnx/onnxerror.h"
 #include "engine/onnx/onnxformat.h"
@@ -68,13 +69,15 @@ void windowAttributes(const ::onnx::NodeProto& n, graph::Node& node, const std::
 }  // namespace
 
 std::string supportedOpList() {
-    return "Add, BatchNormalization, Conv, Flatten (axis 1), Gemm (transB 1), GlobalAveragePool, MaxPool, Relu";
+    return "Add, BatchNormalization, Clip, Constant (a tensor), Conv (any group), Dropout (inference: none), Flatten "
+           "(axis 1), Gemm (transA 0, alpha and beta 1), GlobalAveragePool, Identity, MaxPool, Relu";
 }
 
 graph::Initializer importInitializer(const ::onnx::TensorProto& t, const std::string& origin) {
     const std::string where = origin + ": initializer '" + t.name() + "'";
-    if (t.data_type() != ::onnx::TensorProto::FLOAT)
-        throw OnnxError(where + ": data type " + std::to_string(t.data_type()) + " is not supported (only FLOAT, 1)");
+    const bool boolean = t.data_type() == ::onnx::TensorProto::BOOL;  // a Dropout's training_mode: held as 0 and 1
+    if (t.data_type() != ::onnx::TensorProto::FLOAT && !boolean)
+        throw OnnxError(where + ": data type " + std::to_string(t.data_type()) + " is not supported (only FLOAT, 1, and BOOL, 9)");
     if (t.data_location() == ::onnx::TensorProto::EXTERNAL) throw OnnxError(where + ": external data is not supported");
     graph::Initializer init;
     int64_t count = 1;
@@ -85,6 +88,12 @@ graph::Initializer importInitializer(const ::onnx::TensorProto& t, const std::st
         init.dims.push_back(d);
     }
     const auto n = static_cast<size_t>(count);
+    if (boolean) {
+        if (t.has_raw_data() ? t.raw_data().size() != n : static_cast<size_t>(t.int32_data_size()) != n)
+            throw OnnxError(where + ": " + std::to_string(count) + " booleans, the tensor holds another number");
+        for (size_t i = 0; i < n; ++i) init.values.push_back(t.has_raw_data() ? float(t.raw_data()[i] != 0) : float(t.int32_data(static_cast<int>(i)) != 0));
+        return init;
+    }
     if (t.has_raw_data()) {
         if (t.raw_data().size() != n * sizeof(float))
             throw OnnxError(where + ": " + std::to_string(count) + " elements need " + std::to_string(n * sizeof(float)) +
@@ -100,7 +109,7 @@ graph::Initializer importInitializer(const ::onnx::TensorProto& t, const std::st
     return init;
 }
 
-graph::Node importNode(const ::onnx::NodeProto& n, int64_t opset, const std::string& origin) {
+graph::Node importNode(const ::onnx::NodeProto& n, int64_t opset, const std::string& origin, NodeFixups& fixups) {
     const std::string where = nodeWhere(n, origin);
     const std::optional<graph::OpKind> kind = n.domain().empty() || n.domain() == "ai.onnx"
                                                   ? graph::parseOpKind(n.op_type())
@@ -117,7 +126,8 @@ graph::Node importNode(const ::onnx::NodeProto& n, int64_t opset, const std::str
     switch (node.kind) {
         case graph::OpKind::Conv:
             requireNone(n, {"kernel_shape", "strides", "pads", "dilations", "group", "auto_pad"}, where);
-            requireInt(n, "group", 1, where);
+            node.group = intAttribute(n, "group", 1, where);
+            if (node.group < 1) throw OnnxError(where + ": group " + std::to_string(node.group) + " is not positive");
             windowAttributes(n, node, where);
             break;
         case graph::OpKind::MaxPool:
@@ -129,7 +139,10 @@ graph::Node importNode(const ::onnx::NodeProto& n, int64_t opset, const std::str
         case graph::OpKind::Gemm: {
             requireNone(n, {"transA", "transB", "alpha", "beta"}, where);
             requireInt(n, "transA", 0, where);
-            requireInt(n, "transB", 1, where);
+            const int64_t transB = intAttribute(n, "transB", 0, where);
+            if (transB != 0 && transB != 1)
+                throw OnnxError(where + ": attribute 'transB' = " + std::to_string(transB) + " is not 0 or 1");
+            fixups.transpose_weight = transB == 0;
             for (const char* scale : {"alpha", "beta"}) {
                 const ::onnx::AttributeProto* a = findAttribute(n, scale);
                 if (a && a->f() != 1.0f) throw OnnxError(where + ": attribute '" + scale + "' other than 1 is not supported");
@@ -141,6 +154,19 @@ graph::Node importNode(const ::onnx::NodeProto& n, int64_t opset, const std::str
             requireInt(n, "training_mode", 0, where);
             requireInt(n, "spatial", 1, where);
             if (const ::onnx::AttributeProto* e = findAttribute(n, "epsilon")) node.epsilon = e->f();
+            break;
+        }
+        case graph::OpKind::Clip: {
+            // No bounds: no clipping on that side.
+            node.clip_min = std::numeric_limits<float>::lowest();
+            node.clip_max = std::numeric_limits<float>::max();
+            if (opset < 11) {
+                requireNone(n, {"min", "max"}, where);
+                if (const ::onnx::AttributeProto* a = findAttribute(n, "min")) node.clip_min = a->f();
+                if (const ::onnx::AttributeProto* a = findAttribute(n, "max")) node.clip_max = a->f();
+            } else {
+                requireNone(n, {}, where);
+            }
             break;
         }
         case graph::OpKind::Flatten:

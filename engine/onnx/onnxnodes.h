@@ -14,11 +14,19 @@ namespace trainbench::engine::onnx {
 // kMaxInitializerElements and the bytes present before anything is allocated.
 graph::Initializer importInitializer(const ::onnx::TensorProto& t, const std::string& origin);
 
-// A node of the Graph IR's op types with the attributes the IR can hold; `opset` is the model's
-// default-domain opset (named in the errors).
-graph::Node importNode(const ::onnx::NodeProto& n, int64_t opset, const std::string& origin);
+// What importNode() leaves to the importer, which sees the initializers: a Gemm with transB = 0
+// reads its weight as [in, out] (the IR's is [out, in]).
+struct NodeFixups {
+    bool transpose_weight = false;
+};
 
-// The op types importNode() accepts, for error messages ("Add, BatchNormalization, ...").
+// A node of the Graph IR's op types with the attributes the IR can hold; `opset` is the model's
+// default-domain opset (named in the errors). A Clip of opset 11 on keeps its bound inputs (the
+// importer reads them from the initializers); of opset 6 to 10 its attributes become the bounds.
+graph::Node importNode(const ::onnx::NodeProto& n, int64_t opset, const std::string& origin, NodeFixups& fixups);
+
+// The op types the importer accepts, for error messages ("Add, BatchNormalization, ..."): importNode()'s
+// and the ones the importer removes (Constant, Identity, Dropout).
 std::string supportedOpList();
 
 }  // namespace trainbench::engine::onnx

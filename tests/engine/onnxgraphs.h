@@ -83,6 +83,11 @@ inline void expectSameGraph(const graph::Graph& got, const graph::Graph& want) {
             EXPECT_EQ(a.kernel, b.kernel) << b.name;
             EXPECT_EQ(a.stride, b.stride) << b.name;
             EXPECT_EQ(a.pad, b.pad) << b.name;
+            EXPECT_EQ(a.group, b.group) << b.name;
+        }
+        if (b.kind == graph::OpKind::Clip) {
+            EXPECT_EQ(std::memcmp(&a.clip_min, &b.clip_min, sizeof(float)), 0) << b.name;
+            EXPECT_EQ(std::memcmp(&a.clip_max, &b.clip_max, sizeof(float)), 0) << b.name;
         }
         if (b.kind == graph::OpKind::BatchNormalization) {
             EXPECT_EQ(std::memcmp(&a.epsilon, &b.epsilon, sizeof(float)), 0) << b.name;

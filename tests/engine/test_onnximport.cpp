@@ -90,6 +90,73 @@ TEST(OnnxImport, AGraphOfTheIrsOpsFromAnotherExporterImportsWithItsReluApart) {
     }
 }
 
+// ONNX's Gemm reads B as [in, out] unless transB = 1 (its default is 0): the same weights stored
+// transposed under transB 0 give the same predictions, and an Identity and an inference Dropout (its
+// mask unread, training_mode a constant false) between the Gemm and the Relu are passed through.
+TEST(OnnxImport, GemmWithTransBZeroIdentityAndInferenceDropoutImportAsTheSameGraph) {
+    const std::vector<float> x{1, -2, 3, 0.5f, 2, 2, -1, 0};
+    const graph::Graph plain = onnx::importOnnx(bytesOf(foreignModel()), "model.onnx");
+    const std::vector<float> want = graph::evaluateReference(plain, x.data(), 2);
+
+    ::onnx::ModelProto m = foreignModel();
+    ::onnx::GraphProto* g = m.mutable_graph();
+    g->mutable_node(0)->clear_attribute();  // transB absent: 0
+    ::onnx::TensorProto* w = g->mutable_initializer(0);
+    std::vector<float> rows(w->float_data().begin(), w->float_data().end());  // [3, 4]
+    w->clear_float_data();
+    w->clear_dims();
+    w->add_dims(4);
+    w->add_dims(3);
+    for (int in = 0; in < 4; ++in)
+        for (int out = 0; out < 3; ++out) w->add_float_data(rows[static_cast<size_t>(out * 4 + in)]);
+    g->mutable_node(0)->set_output(0, "h0");
+    ::onnx::NodeProto relu = g->node(1);
+    g->mutable_node()->RemoveLast();
+    ::onnx::NodeProto* identity = g->add_node();
+    identity->set_name("Identity_5");
+    identity->set_op_type("Identity");
+    identity->add_input("h0");
+    identity->add_output("h1");
+    ::onnx::TensorProto* mode = g->add_initializer();
+    mode->set_name("training_mode");
+    mode->set_data_type(::onnx::TensorProto::BOOL);
+    mode->add_int32_data(0);
+    ::onnx::NodeProto* dropout = g->add_node();
+    dropout->set_name("Dropout_6");
+    dropout->set_op_type("Dropout");
+    dropout->add_input("h1");
+    dropout->add_input("");
+    dropout->add_input("training_mode");
+    dropout->add_output("h");
+    dropout->add_output("mask");
+    *g->add_node() = relu;
+
+    const graph::Graph imported = onnx::importOnnx(bytesOf(m), "model.onnx");
+    ASSERT_EQ(imported.nodes.size(), 2u);
+    EXPECT_EQ(imported.nodes[1].inputs, std::vector<std::string>{"h0"});
+    EXPECT_EQ(imported.initializers.at("fc.weight").dims, (graph::Dims{3, 4}));
+    EXPECT_EQ(imported.initializers.count("training_mode"), 0u) << "read by no node: not a parameter";
+    EXPECT_EQ(graph::evaluateReference(imported, x.data(), 2), want);
+
+    // Training-mode Dropout and a read mask are refused, naming the node.
+    mode->set_int32_data(0, 1);
+    EXPECT_NE(importError(bytesOf(m)).find("node 'Dropout_6' (Dropout): training_mode is not a constant false"),
+              std::string::npos);
+    mode->set_int32_data(0, 0);
+    g->mutable_node(g->node_size() - 1)->set_input(0, "mask");
+    EXPECT_NE(importError(bytesOf(m)).find("reads Dropout's mask 'mask'"), std::string::npos);
+}
+
+// A Clip's bounds must be constants: one computed by a node is refused naming the Clip.
+TEST(OnnxImport, AClipWhoseBoundIsNotAConstantIsRefusedNamingIt) {
+    ::onnx::ModelProto m = foreignModel();
+    ::onnx::NodeProto* relu = m.mutable_graph()->mutable_node(1);
+    relu->set_op_type("Clip");
+    relu->add_input("x");  // min = the graph's input: not a constant
+    const std::string e = importError(bytesOf(m));
+    EXPECT_NE(e.find("node 'Relu_1' (Clip): its min 'x' is not a constant of one value"), std::string::npos) << e;
+}
+
 TEST(OnnxImport, AnOpOutsideTheIrIsRefusedNamingNodeOpOpsetAndTheSupportedList) {
     ::onnx::ModelProto m = foreignModel();
     m.mutable_graph()->mutable_node(1)->set_op_type("Sigmoid");
@@ -97,13 +164,13 @@ TEST(OnnxImport, AnOpOutsideTheIrIsRefusedNamingNodeOpOpsetAndTheSupportedList) 
     EXPECT_NE(e.find("model.onnx"), std::string::npos) << e;
     EXPECT_NE(e.find("node 'Relu_1' (Sigmoid)"), std::string::npos) << e;
     EXPECT_NE(e.find("opset 11"), std::string::npos) << e;
-    EXPECT_NE(e.find("supported: Add, BatchNormalization, Conv"), std::string::npos) << e;
+    EXPECT_NE(e.find("supported: Add, BatchNormalization, Clip, Constant"), std::string::npos) << e;
 }
 
 TEST(OnnxImport, AttributesTheIrCannotHoldAreRefusedNamingTheNode) {
     ::onnx::ModelProto m = foreignModel();
-    m.mutable_graph()->mutable_node(0)->mutable_attribute(0)->set_i(0);  // transB = 0
-    EXPECT_NE(importError(bytesOf(m)).find("node 'Gemm_0' (Gemm): attribute 'transB' = 0"), std::string::npos);
+    m.mutable_graph()->mutable_node(0)->mutable_attribute(0)->set_i(2);  // transB = 2
+    EXPECT_NE(importError(bytesOf(m)).find("node 'Gemm_0' (Gemm): attribute 'transB' = 2 is not 0 or 1"), std::string::npos);
     m = foreignModel();
     m.mutable_opset_import(0)->set_version(21);
     EXPECT_NE(importError(bytesOf(m)).find("opset 21 is not supported"), std::string::npos);

@@ -3,7 +3,9 @@
 every op the importer takes, in trainbench's export conventions (fused ReLUs as "<node>/fused_relu",
 the metadata keys) and another exporter's (initializers among the inputs, float_data), plus a
 refused op and a truncated file. Needs the onnx package (Debian: python3-onnx; /usr/bin/python3).
-Deterministic; rerun after changing it and commit the files."""
+Deterministic; rerun after changing it and commit the files. Two more seeds are PyTorch's exports,
+copied from tests/fixtures/onnx/ (make.py there): mobilenet_block_op10.onnx (depthwise Conv, Clip
+with attribute bounds, Add) and grouped_conv.onnx (a group-2 Conv, Gemm)."""
 import json
 import os
 

@@ -1,0 +1,135 @@
+// Models exported by PyTorch (tests/fixtures/onnx/make.py, Debian's python3-torch; the small files
+// are committed): a MobileNetV2 stem and inverted-residual block (depthwise convolution, ReLU6 as
+// Clip with constant bounds, the residual Add, Dropout removed by the exporter) at opset 13 and at
+// opset 10 (Clip's bounds as attributes), and a grouped convolution. trainbench's CompiledGraph and
+// its reference evaluator reproduce PyTorch's outputs within 1e-5 relative; export then import is
+// the same graph with bit-identical predictions; int8 refuses what it does not run, naming the node.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/graph/graphpasses.h"
+#include "engine/graph/referenceevaluator.h"
+#include "engine/inference/calibration.h"
+#include "engine/inference/compiledgraph.h"
+#include "engine/onnx/onnxexport.h"
+#include "engine/onnx/onnximport.h"
+#include "tests/engine/onnxgraphs.h"
+
+namespace trainbench::engine {
+namespace {
+
+const std::string kFixtures = std::string(TRAINBENCH_SOURCE_DIR) + "/tests/fixtures/onnx/";
+
+std::vector<float> readFloats(const std::string& path) {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    EXPECT_TRUE(in) << path;
+    std::vector<float> v(static_cast<size_t>(in.tellg()) / sizeof(float));
+    in.seekg(0);
+    in.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(float)));
+    return v;
+}
+
+struct OnnxFixtureFiles {
+    graph::Graph graph;
+    std::vector<float> input, output;  // PyTorch's output for the input
+    int64_t examples = 0;
+};
+
+OnnxFixtureFiles loadOnnxFixture(const std::string& name) {
+    OnnxFixtureFiles f;
+    f.graph = onnx::readOnnx(kFixtures + name + ".onnx");
+    f.input = readFloats(kFixtures + name + ".input.bin");
+    f.output = readFloats(kFixtures + name + ".output.bin");
+    std::ifstream meta(kFixtures + name + ".json");
+    const nlohmann::json j = nlohmann::json::parse(meta);
+    EXPECT_EQ(f.graph.sample_shape, j["input_shape"].get<graph::Dims>()) << name;
+    EXPECT_EQ(f.graph.classes, j["classes"].get<int64_t>()) << name;
+    f.examples = static_cast<int64_t>(f.output.size()) / f.graph.classes;
+    return f;
+}
+
+std::vector<float> runCompiled(const graph::Graph& g, const std::vector<float>& x, int64_t n, int threads) {
+    CpuDevice dev(threads);
+    inference::CompiledGraph c(g, dev);
+    std::vector<float> logits(static_cast<size_t>(n * g.classes));
+    c.run(x.data(), n, logits.data());
+    return logits;
+}
+
+// Every value within 1e-5 of the largest magnitude (relative to the outputs' scale).
+void expectClose(const std::vector<float>& got, const std::vector<float>& want, const std::string& what) {
+    ASSERT_EQ(got.size(), want.size()) << what;
+    float scale = 0.0f;
+    for (float v : want) scale = std::max(scale, std::fabs(v));
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5f * scale) << what << " [" << i << "]";
+}
+
+class OnnxFixture : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(OnnxFixture, CompiledAndReferenceMatchPyTorch) {
+    const OnnxFixtureFiles f = loadOnnxFixture(GetParam());
+    expectClose(graph::evaluateReference(f.graph, f.input.data(), f.examples), f.output, "reference");
+    for (int threads : {1, 2}) expectClose(runCompiled(f.graph, f.input, f.examples, threads), f.output, "compiled");
+    // As served: batch norm folded (none left here: the exporter folded them), ReLUs fused.
+    expectClose(runCompiled(graph::optimizeForInference(f.graph), f.input, f.examples, 1), f.output, "optimized");
+}
+
+TEST_P(OnnxFixture, ExportThenImportIsTheSameGraphAndTheSamePredictions) {
+    const OnnxFixtureFiles f = loadOnnxFixture(GetParam());
+    const graph::Graph back = onnx::importOnnx(onnx::exportOnnx(f.graph, {"test"}), "memory");
+    testonnx::expectSameGraph(back, f.graph);
+    EXPECT_EQ(runCompiled(back, f.input, f.examples, 1), runCompiled(f.graph, f.input, f.examples, 1));
+    EXPECT_EQ(onnx::exportOnnx(back, {"test"}), onnx::exportOnnx(f.graph, {"test"}));
+}
+
+INSTANTIATE_TEST_SUITE_P(PyTorch, OnnxFixture, ::testing::Values("mobilenet_block", "mobilenet_block_op10", "grouped_conv"));
+
+TEST(OnnxFixtures, TheMobileNetBlockImportsAsDepthwiseConvolutionsAndReluSixes) {
+    for (const char* name : {"mobilenet_block", "mobilenet_block_op10"}) {
+        const graph::Graph g = onnx::readOnnx(kFixtures + name + ".onnx");
+        int depthwise = 0, clips = 0;
+        for (const graph::Node& n : g.nodes) {
+            if (n.kind == graph::OpKind::Conv && n.group > 1) {
+                ++depthwise;
+                EXPECT_EQ(n.group, 48) << name << ": the expansion's 16 x 3 channels, one filter each";
+                EXPECT_EQ(g.initializers.at(n.inputs[1]).dims, (graph::Dims{48, 1, 3, 3})) << name;
+            }
+            if (n.kind == graph::OpKind::Clip) {
+                ++clips;
+                EXPECT_EQ(n.clip_min, 0.0f) << name;
+                EXPECT_EQ(n.clip_max, 6.0f) << name;
+                EXPECT_EQ(n.inputs.size(), 1u) << name;
+            }
+        }
+        EXPECT_EQ(depthwise, 1) << name;
+        EXPECT_EQ(clips, 4) << name;
+        // The bounds (Constant nodes at opset 13) are not parameters: what remains is the model's.
+        EXPECT_EQ(g.parameterCount(), 3 * 16 * 9 + 16 + 16 * 48 + 48 + 48 * 9 + 48 + 48 * 16 + 16 + 16 * 32 + 32 + 32 * 10 + 10)
+            << name;
+    }
+}
+
+TEST(OnnxFixtures, Int8RefusesDepthwiseConvolutionsAndClipNamingTheNode) {
+    const OnnxFixtureFiles f = loadOnnxFixture("mobilenet_block");
+    inference::CalibrationOptions options;
+    options.batches = 1;
+    options.batch_size = 4;
+    try {
+        inference::quantizeGraph(f.graph, f.input.data(), f.examples, options);
+        FAIL() << "expected a GraphError";
+    } catch (const graph::GraphError& e) {
+        const std::string what = e.what();
+        EXPECT_TRUE(what.find("(Clip): int8 does not run Clip") != std::string::npos ||
+                    what.find("(Conv): int8 runs convolutions of group 1 only") != std::string::npos)
+            << what;
+        EXPECT_NE(what.find("serve this model in fp32"), std::string::npos) << what;
+    }
+}
+
+}  // namespace
+}  // namespace trainbench::engine
