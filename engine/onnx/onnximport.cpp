@@ -207,7 +207,10 @@ graph::Graph importModel(const ::onnx::ModelProto& m, const std::string& origin)
                 }
                 if (n.output_size() > 1 && !n.output(1).empty()) dropoutMasks.insert(n.output(1));
             }
-            alias[n.output(0)] = resolve(n.input(0));
+            const std::string source = resolve(n.input(0));
+            if (source == n.output(0) || alias.count(n.output(0)))
+                throw OnnxError(where + ": its output '" + n.output(0) + "' is its own input or written twice");
+            alias[n.output(0)] = source;
             continue;
         }
         NodeFixups fixups;

@@ -145,6 +145,11 @@ TEST(OnnxImport, GemmWithTransBZeroIdentityAndInferenceDropoutImportAsTheSameGra
     mode->set_int32_data(0, 0);
     g->mutable_node(g->node_size() - 1)->set_input(0, "mask");
     EXPECT_NE(importError(bytesOf(m)).find("reads Dropout's mask 'mask'"), std::string::npos);
+    // An Identity that reads what it writes (a cycle) is refused, not followed forever.
+    g->mutable_node(g->node_size() - 1)->set_input(0, "h");
+    identity->set_input(0, "h1");
+    EXPECT_NE(importError(bytesOf(m)).find("node 'Identity_5' (Identity): its output 'h1' is its own input"),
+              std::string::npos);
 }
 
 // A Clip's bounds must be constants: one computed by a node is refused naming the Clip.
