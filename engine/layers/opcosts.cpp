@@ -35,15 +35,18 @@ prof::OpCost innerProduct(Pass pass, int64_t batch, int64_t in, int64_t out, boo
     return c;
 }
 
-prof::OpCost convolution(Pass pass, const Dims& src, const Dims& dst, int64_t kernel, bool bias, bool relu) {
-    const double n = static_cast<double>(src[0]), ic = static_cast<double>(src[1]), oc = static_cast<double>(dst[1]);
+prof::OpCost convolution(Pass pass, const Dims& src, const Dims& dst, int64_t kernel, bool bias, bool relu,
+                         int64_t group) {
+    const double n = static_cast<double>(src[0]), oc = static_cast<double>(dst[1]);
+    const double ic = static_cast<double>(src[1] / group);  // input channels each output reads
     const double k2 = static_cast<double>(kernel * kernel);
     const double srcN = product(src), dstN = product(dst), weights = oc * ic * k2;
     const double outPixels = dstN / n / oc;
     prof::OpCost c;
     c.kind = passName(pass, "convolution_forward", "convolution_backward_data", "convolution_backward_weights");
-    c.shape = "src " + prof::dimsText(src) + ", weights " + prof::dimsText({dst[1], src[1], kernel, kernel}) +
-              ", dst " + prof::dimsText(dst) + (relu && pass == Pass::Forward ? ", relu" : "");
+    c.shape = "src " + prof::dimsText(src) + ", weights " + prof::dimsText({dst[1], src[1] / group, kernel, kernel}) +
+              (group > 1 ? ", group " + std::to_string(group) : std::string()) + ", dst " + prof::dimsText(dst) +
+              (relu && pass == Pass::Forward ? ", relu" : "");
     c.flops = 2.0 * n * oc * outPixels * ic * k2;
     switch (pass) {
         case Pass::Forward:

@@ -13,8 +13,10 @@ enum class Pass { Forward, BackwardData, BackwardWeights };
 
 // Dense [batch, in] x [out, in]^T (+ bias) (+ ReLU post-op).
 prof::OpCost innerProduct(Pass pass, int64_t batch, int64_t in, int64_t out, bool bias, bool relu);
-// Convolution of src [N, C, H, W] into dst [N, K, OH, OW] with square kernels of `kernel`.
-prof::OpCost convolution(Pass pass, const Dims& src, const Dims& dst, int64_t kernel, bool bias, bool relu);
+// Convolution of src [N, C, H, W] into dst [N, K, OH, OW] with square kernels of `kernel`, in `group`
+// independent groups (depthwise: group = C): each output reads C / group input channels.
+prof::OpCost convolution(Pass pass, const Dims& src, const Dims& dst, int64_t kernel, bool bias, bool relu,
+                         int64_t group = 1);
 // Max pooling of src into dst with square windows of `window` (forward: one comparison per window
 // element; backward: one add per output).
 prof::OpCost maxPooling(bool forward, const Dims& src, const Dims& dst, int64_t window, bool relu);

@@ -36,13 +36,13 @@ std::vector<float> logitsOf(Executor& e, const std::vector<float>& x, int64_t n)
     return out;
 }
 
-struct Case {
+struct QuantizeCase {
     const char* preset;
     int steps;
     double tolerance;  // of int8 logits against fp32's, relative to the largest fp32 logit
 };
 
-class Int8MatchesFp32 : public ::testing::TestWithParam<Case> {};
+class Int8MatchesFp32 : public ::testing::TestWithParam<QuantizeCase> {};
 
 TEST_P(Int8MatchesFp32, LogitsCloseAtBatches1_7_256AndWeightsSmaller) {
     CpuDevice dev(2);
@@ -117,7 +117,7 @@ TEST(Int8CompiledGraph, APlanBuiltOnOneThreadRunsOnAnother) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, Int8MatchesFp32,
-                         ::testing::Values(Case{"mlp", 2, 0.05}, Case{"cnn", 2, 0.05}, Case{"resnet_small", 4, 0.1}),
+                         ::testing::Values(QuantizeCase{"mlp", 2, 0.05}, QuantizeCase{"cnn", 2, 0.05}, QuantizeCase{"resnet_small", 4, 0.1}),
                          [](const auto& p) { return std::string(p.param.preset); });
 
 }  // namespace

@@ -1,0 +1,244 @@
+#include "engine/graph/graphops.h"
+
+#include <set>
+#include <stdexcept>
+
+#include "engine/emulation/footprint.h"
+#include "engine/graph/graphpasses.h"
+#include "engine/layers/opcosts.h"
+#include "engine/optim/optimizer.h"
+
+namespace trainbench::engine::graph {
+
+namespace {
+
+constexpr double kFloatBytes = 4.0;
+
+double elements(const Dims& d) {
+    double n = 1.0;
+    for (int64_t v : d) n *= static_cast<double>(v);
+    return n;
+}
+
+bool fusesRelu(OpKind k) {
+    return k == OpKind::Conv || k == OpKind::Gemm || k == OpKind::BatchNormalization || k == OpKind::MaxPool;
+}
+
+class Describer {
+public:
+    Describer(const Graph& g, int64_t batch, bool training) : g_(g), batch_(batch), training_(training) {
+        if (batch <= 0) throw std::invalid_argument("op graph: the batch must be positive, got " + std::to_string(batch));
+        g.validate();
+        shapes_ = g.valueShapes();
+        for (size_t i = 0; i < g.nodes.size(); ++i) producer_[g.nodes[i].output] = i;
+        // A value needs a gradient when some node upstream of it has parameters.
+        for (const Node& n : g.nodes) {
+            bool needs = paramCount(n) > 0;
+            for (const std::string& in : n.inputs) needs = needs || gradient_.count(in);
+            if (needs) gradient_.insert(n.output);
+        }
+    }
+
+    // Forward ops in node order; backward ops per node (in the order the node's layer would list them).
+    void describe(std::vector<OpDesc>& forward, std::vector<std::vector<OpDesc>>& backward) {
+        backward.assign(g_.nodes.size(), {});
+        for (size_t i = 0; i < g_.nodes.size(); ++i) {
+            const Node& n = g_.nodes[i];
+            std::vector<OpDesc> ops;
+            node(n, ops);
+            // A value read by k nodes gets its k gradients summed by k - 1 adds (a residual fork).
+            if (training_ && gradient_.count(n.output))
+                for (int k = useCount(g_, n.output); k > 1; --k)
+                    ops.emplace_back(opcost::binaryAdd(dims(n.output), false), StepPart::Backward);
+            for (OpDesc& op : ops) {
+                op.layer = n.name;
+                (op.part == StepPart::Forward ? forward : backward[i]).push_back(std::move(op));
+            }
+        }
+    }
+
+    static int64_t paramCount(const Graph& g, const Node& n) {
+        if (n.kind != OpKind::Conv && n.kind != OpKind::Gemm && n.kind != OpKind::BatchNormalization) return 0;
+        int64_t count = 0;
+        // A batch norm's running mean and variance are state, not parameters.
+        const size_t params = n.kind == OpKind::BatchNormalization ? 3 : n.inputs.size();
+        for (size_t i = 1; i < params; ++i) count += static_cast<int64_t>(g.initializers.at(n.inputs[i]).values.size());
+        return count;
+    }
+    int64_t paramCount(const Node& n) const { return paramCount(g_, n); }
+
+    // Floats a training step keeps per example: the input, and each value a node writes with its
+    // gradient where it needs one (a ReLU run inside its producer and a Flatten write none of their own).
+    double activationFloatsPerExample() const {
+        double floats = elements(g_.sample_shape);
+        for (const Node& n : g_.nodes) {
+            if (n.kind == OpKind::Flatten || (n.kind == OpKind::Relu && fusedInto(n))) continue;
+            floats += elements(shapes_.at(n.output)) * (gradient_.count(n.output) ? 2.0 : 1.0);
+        }
+        return floats;
+    }
+
+private:
+    Dims dims(const std::string& value) const {
+        Dims d{batch_};
+        const Dims& s = shapes_.at(value);
+        d.insert(d.end(), s.begin(), s.end());
+        return d;
+    }
+    const Node* producerOf(const std::string& value) const {
+        const auto it = producer_.find(value);
+        return it == producer_.end() ? nullptr : &g_.nodes[it->second];
+    }
+    // The node a ReLU runs inside, as the layer stack fuses it: its input's producer, when that is a
+    // Conv, Gemm, BatchNormalization or MaxPool without a fused ReLU of its own and this is its only reader.
+    const Node* fusedInto(const Node& relu) const {
+        if (const Node* pool = poolAfter(relu)) return pool;
+        const Node* p = producerOf(relu.inputs[0]);
+        return p && fusesRelu(p->kind) && !p->fused_relu && useCount(g_, p->output) == 1 ? p : nullptr;
+    }
+    // A ReLU whose only reader is a MaxPool runs after the pooling, inside it (the layer stack's
+    // layerExecutionOrder: max and ReLU commute exactly, and after pooling ReLU touches a quarter of
+    // the data); the MaxPool, when so.
+    const Node* poolAfter(const Node& relu) const {
+        if (relu.kind != OpKind::Relu || useCount(g_, relu.output) != 1 || useCount(g_, relu.inputs[0]) != 1) return nullptr;
+        for (const Node& r : g_.nodes)
+            if (r.kind == OpKind::MaxPool && r.inputs[0] == relu.output) return &r;
+        return nullptr;
+    }
+    // Whether a ReLU runs after this node inside it (the graph's flag or a ReLU node it absorbs).
+    bool reluAfter(const Node& n) const {
+        if (n.fused_relu) return true;
+        if (n.kind == OpKind::MaxPool) {
+            const Node* p = producerOf(n.inputs[0]);
+            if (p && poolAfter(*p) == &n) return true;
+        }
+        if (!fusesRelu(n.kind) || useCount(g_, n.output) != 1) return false;
+        for (const Node& r : g_.nodes)
+            if (r.kind == OpKind::Relu && r.inputs[0] == n.output && !poolAfter(r)) return true;
+        return false;
+    }
+    bool needsInputGrad(const Node& n) const { return gradient_.count(n.inputs[0]) > 0; }
+
+    void node(const Node& n, std::vector<OpDesc>& out) const {
+        using opcost::Pass;
+        const Dims src = dims(n.inputs[0]), dst = dims(n.output);
+        const bool relu = reluAfter(n);
+        switch (n.kind) {
+            case OpKind::Conv: {
+                const bool bias = n.inputs.size() == 3;
+                const int64_t pixels = batch_ * dst[2] * dst[3], patch = src[1] / n.group * n.kernel * n.kernel;
+                out.emplace_back(opcost::convolution(Pass::Forward, src, dst, n.kernel, bias, relu, n.group),
+                                 StepPart::Forward, MatrixShape{pixels, dst[1], patch});
+                if (!training_) return;
+                out.emplace_back(opcost::convolution(Pass::BackwardWeights, src, dst, n.kernel, bias, false, n.group),
+                                 StepPart::Backward, MatrixShape{dst[1], patch, pixels});
+                if (needsInputGrad(n))
+                    out.emplace_back(opcost::convolution(Pass::BackwardData, src, dst, n.kernel, bias, false, n.group),
+                                     StepPart::Backward, MatrixShape{pixels, patch, dst[1]});
+                if (n.fused_relu) reluBackward(dst, out);
+                return;
+            }
+            case OpKind::Gemm: {
+                const bool bias = n.inputs.size() == 3;
+                const int64_t in = static_cast<int64_t>(elements(shapes_.at(n.inputs[0]))), units = dst[1];
+                out.emplace_back(opcost::innerProduct(Pass::Forward, batch_, in, units, bias, relu), StepPart::Forward,
+                                 MatrixShape{batch_, units, in});
+                if (!training_) return;
+                out.emplace_back(opcost::innerProduct(Pass::BackwardWeights, batch_, in, units, bias, false),
+                                 StepPart::Backward, MatrixShape{units, in, batch_});
+                if (needsInputGrad(n))
+                    out.emplace_back(opcost::innerProduct(Pass::BackwardData, batch_, in, units, bias, false),
+                                     StepPart::Backward, MatrixShape{batch_, in, units});
+                if (n.fused_relu) reluBackward(dst, out);
+                return;
+            }
+            case OpKind::BatchNormalization:
+                out.emplace_back(opcost::batchNorm(training_ ? opcost::NormPass::ForwardTraining
+                                                             : opcost::NormPass::ForwardInference,
+                                                   src, relu),
+                                 StepPart::Forward);
+                if (training_) out.emplace_back(opcost::batchNorm(opcost::NormPass::Backward, src, relu), StepPart::Backward);
+                return;
+            case OpKind::Relu: {
+                const Node* into = fusedInto(n);
+                if (!into) out.emplace_back(opcost::elementwise("eltwise_relu_forward", src, 2, 1.0), StepPart::Forward);
+                // Inside a batch norm its backward is the batch norm's too; after a pooling, on its output.
+                if (training_ && !(into && into->kind == OpKind::BatchNormalization))
+                    reluBackward(poolAfter(n) ? dims(into->output) : src, out);
+                return;
+            }
+            case OpKind::Clip:
+                out.emplace_back(opcost::elementwise("eltwise_clip_forward", src, 2, 2.0), StepPart::Forward);
+                if (training_) out.emplace_back(opcost::elementwise("eltwise_clip_backward", src, 3, 1.0), StepPart::Backward);
+                return;
+            case OpKind::MaxPool:
+                out.emplace_back(opcost::maxPooling(true, src, dst, n.kernel, relu), StepPart::Forward);
+                if (training_ && needsInputGrad(n))
+                    out.emplace_back(opcost::maxPooling(false, src, dst, n.kernel, relu), StepPart::Backward);
+                return;
+            case OpKind::GlobalAveragePool:
+                out.emplace_back(opcost::globalAvgPooling(true, src), StepPart::Forward);
+                if (training_ && needsInputGrad(n)) out.emplace_back(opcost::globalAvgPooling(false, src), StepPart::Backward);
+                return;
+            case OpKind::Flatten: return;  // a view of its input
+            case OpKind::Add:
+                // Its backward hands the gradient to both inputs as it is; a fused ReLU's is undone first.
+                out.emplace_back(opcost::binaryAdd(dst, n.fused_relu), StepPart::Forward);
+                if (training_ && n.fused_relu) reluBackward(dst, out);
+                return;
+        }
+    }
+    void reluBackward(const Dims& d, std::vector<OpDesc>& out) const {
+        out.emplace_back(opcost::elementwise("eltwise_relu_backward", d, 3, 1.0), StepPart::Backward);
+    }
+
+    const Graph& g_;
+    int64_t batch_;
+    bool training_;
+    std::map<std::string, Dims> shapes_;
+    std::map<std::string, size_t> producer_;
+    std::set<std::string> gradient_;
+};
+
+OpGraph build(const Graph& g, int64_t batch, const OptimizerConfig* optimizer) {
+    Describer d(g, batch, optimizer != nullptr);
+    OpGraph out;
+    out.batch = batch;
+    std::vector<std::vector<OpDesc>> backward;
+    d.describe(out.ops, backward);
+    for (const Node& n : g.nodes) out.param_count += Describer::paramCount(g, n);
+    const double params = static_cast<double>(out.param_count);
+    out.params_bytes = params * kFloatBytes;
+    if (!optimizer) {
+        double floats = elements(g.sample_shape);
+        for (const auto& [name, shape] : g.valueShapes())
+            if (name != g.input) floats += elements(shape);
+        out.activation_bytes = static_cast<double>(batch) * floats * kFloatBytes;
+        return out;
+    }
+    const auto update = Optimizer::create(*optimizer, 1);  // for its cost per parameter only
+    for (size_t i = g.nodes.size(); i-- > 0;) {
+        for (auto it = backward[i].rbegin(); it != backward[i].rend(); ++it) out.ops.push_back(*it);
+        if (const int64_t p = Describer::paramCount(g, g.nodes[i]); p > 0) {
+            out.layer_params.push_back(p);
+            OpDesc op(opcost::optimizerUpdate(update->updateKind(), p, update->flopsPerParam(), update->bytesPerParam()),
+                      StepPart::Optimizer);
+            op.layer = g.nodes[i].name;
+            out.ops.push_back(std::move(op));
+        }
+    }
+    out.grads_bytes = params * kFloatBytes;
+    out.optimizer_bytes = params * optimizerStateFloatsPerParam(*optimizer) * kFloatBytes;
+    out.activation_bytes = static_cast<double>(batch) * d.activationFloatsPerExample() * kFloatBytes;
+    return out;
+}
+
+}  // namespace
+
+OpGraph trainingOpGraph(const Graph& graph, int64_t batch, const OptimizerConfig& optimizer) {
+    return build(graph, batch, &optimizer);
+}
+
+OpGraph inferenceOpGraph(const Graph& graph, int64_t batch) { return build(graph, batch, nullptr); }
+
+}  // namespace trainbench::engine::graph
