@@ -213,9 +213,17 @@ SchemaKey modelSection() {
                               });
     SchemaKey layers = base("layers", SchemaType::Layers, nullptr, "Custom model: layers applied in order to the image.");
     layers.layerTypes = layerTypes();
-    SchemaKey model = section("model", "What is trained. Give exactly one of preset and layers.", {preset, layers});
+    SchemaKey onnx = path("onnx", nullptr,
+                          "An ONNX model of your own (docs/onnx.md): estimate, plan-serving, predict and serve take it; "
+                          "run does not train imported graphs yet.",
+                          [](const json& v, Experiment& out) {
+                              out.model.onnx = v.get<std::string>();
+                              out.model.preset.clear();
+                              out.model.layers.clear();
+                          });
+    SchemaKey model = section("model", "What is trained. Give exactly one of preset, layers and onnx.", {preset, layers, onnx});
     model.required = true;
-    model.oneOf = {"preset", "layers"};
+    model.oneOf = {"preset", "layers", "onnx"};
     model.checks.push_back(checkLayerOrder);
     return model;
 }

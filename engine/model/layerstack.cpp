@@ -73,6 +73,9 @@ std::vector<size_t> layerExecutionOrder(const std::vector<LayerSpec>& layers) {
 }
 
 LayerStack buildLayerStack(const ModelSpec& spec, const Dims& sampleShape, int64_t numClasses, CpuDevice& device) {
+    if (!spec.onnx.empty())
+        throw ModelError("model.onnx " + spec.onnx + ": trainbench does not train imported ONNX graphs yet (issue 22); "
+                         "estimate, estimate --inference, plan-serving, predict and serve take them");
     if (spec.layers.empty()) throw ModelError("the model has no layers");
     LayerStack stack;
     auto& layers = stack.layers;

@@ -8,6 +8,7 @@ const std::vector<std::string>& experimentPathKeys() {
     static const std::vector<std::string> keys = {
         "data.path", "data.train_files", "data.test_files", "device.catalog", "train.checkpoint_path",
         "train.warm_start.checkpoint",
+        "model.onnx",
     };
     return keys;
 }

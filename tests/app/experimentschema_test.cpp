@@ -96,7 +96,7 @@ TEST(ExperimentSchema, JsonFormDescribesKeysForAForm) {
     EXPECT_FALSE(batch["description"].get<std::string>().empty());
     const auto& model = schema["keys"][4];
     EXPECT_EQ(model["key"], "model");
-    EXPECT_EQ(model["one_of"], nlohmann::json({"preset", "layers"}));
+    EXPECT_EQ(model["one_of"], nlohmann::json({"preset", "layers", "onnx"}));
     EXPECT_EQ(model["keys"][1]["layer_types"][0]["type"], "dense");
 }
 

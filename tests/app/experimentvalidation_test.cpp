@@ -138,12 +138,12 @@ TEST(ExperimentValidation, BadEnumValuesListTheAllowedValuesAndSuggest) {
 
 TEST(ExperimentValidation, PresetAndLayersTogetherAreRejected) {
     EXPECT_EQ(errorOf(R"({"model": {"preset": "mlp", "layers": [{"type": "flatten"}]}})"),
-              "test.json: model: give only one of 'preset', 'layers', not several");
+              "test.json: model: give only one of 'preset', 'layers', 'onnx', not several");
 }
 
 TEST(ExperimentValidation, ModelIsRequired) {
-    EXPECT_EQ(errorOf("{}"), "test.json: model: missing; give a model section with one of 'preset', 'layers'");
-    EXPECT_EQ(errorOf(R"({"model": {}})"), "test.json: model: give one of 'preset', 'layers'");
+    EXPECT_EQ(errorOf("{}"), "test.json: model: missing; give a model section with one of 'preset', 'layers', 'onnx'");
+    EXPECT_EQ(errorOf(R"({"model": {}})"), "test.json: model: give one of 'preset', 'layers', 'onnx'");
 }
 
 TEST(ExperimentValidation, LayersMustBeANonEmptyListOfTypedObjects) {

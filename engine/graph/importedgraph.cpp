@@ -1,0 +1,26 @@
+#include "engine/graph/importedgraph.h"
+
+#include <map>
+#include <mutex>
+
+#include "engine/onnx/onnxerror.h"
+#include "engine/onnx/onnximport.h"
+#include "engine/util/errors.h"
+
+namespace trainbench::engine::graph {
+
+std::shared_ptr<const Graph> importedGraph(const std::string& path) {
+    static std::mutex mutex;
+    static std::map<std::string, std::shared_ptr<const Graph>> graphs;
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = graphs.find(path); it != graphs.end()) return it->second;
+    try {
+        auto g = std::make_shared<const Graph>(onnx::readOnnx(path));
+        graphs.emplace(path, g);
+        return g;
+    } catch (const onnx::OnnxError& e) {
+        throw ModelError(std::string("model.onnx: ") + e.what());
+    }
+}
+
+}  // namespace trainbench::engine::graph

@@ -1,0 +1,129 @@
+// End to end: an experiment whose model is an ONNX file ("model": {"onnx": ...}). ResNet-50 written
+// as ONNX (the preset's graph, engine/graph/graphfrommodel.h) is estimated exactly as the resnet50
+// preset is — the same forward and backward time on every slice of the shape-only ImageNet
+// experiment, and the same inference latency and cost on every catalog device — so an imported model
+// is timed from its graph as the engine would run it. A model whose examples are not the data's is
+// refused naming both shapes, and `run` says it does not train imported graphs.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/device/cpudevice.h"
+#include "engine/graph/graphfrommodel.h"
+#include "engine/model/layerstack.h"
+#include "engine/onnx/onnxexport.h"
+#include "tests/integration/clirunner.h"
+
+using trainbench::testing::runCli;
+using trainbench::testing::TempDir;
+
+namespace {
+
+const std::string kImageNet = std::string(TRAINBENCH_SOURCE_DIR) + "/experiments/resnet50-imagenet-estimate.json";
+
+// The preset `name` for `sample` and `classes` as an ONNX file (zero weights: only the graph counts).
+std::string writePresetOnnx(const std::string& name, const trainbench::engine::Dims& sample, int64_t classes,
+                            const std::filesystem::path& dir) {
+    namespace engine = trainbench::engine;
+    engine::ModelSpec spec;
+    spec.preset = name;
+    spec.layers = engine::presetLayers(name);
+    engine::CpuDevice dev(1);
+    const engine::LayerStack stack = engine::buildLayerStack(spec, sample, classes, dev);
+    const std::vector<float> params(static_cast<size_t>(stack.paramCount), 0.0f);
+    const std::vector<float> state(static_cast<size_t>(stack.stateCount), 1.0f);
+    const std::string path = (dir / (name + ".onnx")).string();
+    engine::onnx::writeOnnx(engine::graph::graphFromModel(spec, sample, classes, params, state), path, {name});
+    return path;
+}
+
+nlohmann::json estimateJson(const std::vector<std::string>& extra, const std::filesystem::path& dir) {
+    std::vector<std::string> args{"estimate", kImageNet, "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = runCli(args, dir);
+    EXPECT_EQ(r.exitCode, 0) << r.err << r.out;
+    return r.exitCode == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::array();
+}
+
+}  // namespace
+
+TEST(CliOnnxModel, AnImportedResNet50IsEstimatedLikeThePresetOnEverySliceAndDevice) {
+    TempDir tmp;
+    const std::string onnx = writePresetOnnx("resnet50", {3, 224, 224}, 1000, tmp.path);
+    const nlohmann::json preset = estimateJson({}, tmp.path);
+    const nlohmann::json imported = estimateJson({"--set", "model.onnx=" + onnx}, tmp.path);
+    ASSERT_EQ(imported.size(), 5u) << "v3-8 ... v3-2048";
+    ASSERT_EQ(imported.size(), preset.size());
+    for (size_t i = 0; i < preset.size(); ++i) {
+        const auto &a = imported[i], &b = preset[i];
+        EXPECT_EQ(a["devices"], b["devices"]);
+        EXPECT_DOUBLE_EQ(a["forward_seconds"].get<double>(), b["forward_seconds"].get<double>()) << b["devices"];
+        EXPECT_DOUBLE_EQ(a["backward_seconds"].get<double>(), b["backward_seconds"].get<double>()) << b["devices"];
+        EXPECT_DOUBLE_EQ(a["memory_bytes"].get<double>(), b["memory_bytes"].get<double>()) << b["devices"];
+        // The updates are per node (a bottleneck is seven), per layer in the preset: the same work,
+        // a few more per-op overheads.
+        EXPECT_NEAR(a["step_seconds"].get<double>(), b["step_seconds"].get<double>(), 0.05 * b["step_seconds"].get<double>())
+            << b["devices"];
+    }
+
+    const auto infer = [&](const std::vector<std::string>& extra) {
+        std::vector<std::string> args{"--inference", "--batch", "1,64", "--precision", "fp32,int8"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return estimateJson(args, tmp.path);
+    };
+    const nlohmann::json presetRows = infer({}), importedRows = infer({"--set", "model.onnx=" + onnx});
+    ASSERT_EQ(importedRows.size(), presetRows.size());
+    ASSERT_GT(presetRows.size(), 20u);
+    int compared = 0;
+    for (size_t i = 0; i < presetRows.size(); ++i) {
+        const auto &a = importedRows[i], &b = presetRows[i];
+        const std::string what = b["device"].get<std::string>() + " " + b["precision"].get<std::string>() + " batch " +
+                                 std::to_string(b["batch"].get<int>());
+        EXPECT_EQ(a["device"], b["device"]);
+        EXPECT_DOUBLE_EQ(a["weight_bytes"].get<double>(), b["weight_bytes"].get<double>()) << what;
+        if (a["fits"] != b["fits"]) {
+            // The graph bounds inference activations by every value a node writes (a bottleneck's
+            // inner ones too, as CompiledGraph holds them), the layer stack by each layer's output:
+            // only memory may tell them apart, never the time.
+            EXPECT_TRUE(b["fits"].get<bool>()) << what;
+            EXPECT_NE(a["why_not"].get<std::string>().find("needs "), std::string::npos) << what << ": " << a["why_not"];
+            continue;
+        }
+        if (!b["fits"].get<bool>()) continue;
+        ++compared;
+        EXPECT_DOUBLE_EQ(a["latency_seconds"].get<double>(), b["latency_seconds"].get<double>()) << what;
+        EXPECT_DOUBLE_EQ(a["usd_per_million"].get<double>(), b["usd_per_million"].get<double>()) << what;
+    }
+    EXPECT_GT(compared, 15);
+}
+
+TEST(CliOnnxModel, AModelForOtherExamplesIsRefusedNamingBothShapesAndRunDoesNotTrainIt) {
+    TempDir tmp;
+    const std::string fixture = std::string(TRAINBENCH_SOURCE_DIR) + "/tests/fixtures/onnx/mobilenet_block.onnx";
+    const auto mismatch = runCli({"estimate", kImageNet, "--set", "model.onnx=" + fixture}, tmp.path);
+    EXPECT_NE(mismatch.exitCode, 0);
+    EXPECT_NE(mismatch.err.find("the model takes examples of 3x16x16 and outputs 10 classes; the data has "
+                                "3x224x224 and 1000"),
+              std::string::npos)
+        << mismatch.err << mismatch.out;
+
+    // The same block on data of its own shape is estimated; a file that is not there is named.
+    const auto fits = runCli({"estimate", kImageNet, "--set", "model.onnx=" + fixture, "--set", "data.shape.height=16",
+                              "--set", "data.shape.width=16", "--set", "data.shape.classes=10"},
+                             tmp.path);
+    EXPECT_EQ(fits.exitCode, 0) << fits.err << fits.out;
+    const auto missing = runCli({"estimate", kImageNet, "--set", "model.onnx=nosuch.onnx"}, tmp.path);
+    EXPECT_NE(missing.exitCode, 0);
+    EXPECT_NE(missing.err.find("model.onnx"), std::string::npos) << missing.err;
+    EXPECT_NE(missing.err.find("nosuch.onnx"), std::string::npos) << missing.err;
+
+    const std::string w1 = writePresetOnnx("mlp", {1, 28, 28}, 10, tmp.path);
+    const auto run = runCli({"run", std::string(TRAINBENCH_SOURCE_DIR) + "/experiments/fmnist-mlp.json", "--set",
+                             "model.onnx=" + w1, "--db", (tmp.path / "runs.db").string()},
+                            tmp.path);
+    EXPECT_NE(run.exitCode, 0);
+    EXPECT_NE((run.err + run.out).find("does not train imported ONNX graphs yet"), std::string::npos) << run.err << run.out;
+}
