@@ -46,7 +46,7 @@ std::map<std::string, Dims> Graph::valueShapes() const {
     if (sample_shape.empty()) throw GraphError("the graph's input '" + input + "' has no sample shape");
     for (const auto& [name, init] : initializers) {
         const int64_t n = std::accumulate(init.dims.begin(), init.dims.end(), int64_t{1}, std::multiplies<>());
-        if (n != static_cast<int64_t>(init.values.size()))
+        if (n != static_cast<int64_t>(init.values.size()) && !(weightless && init.values.empty()))
             throw GraphError("initializer '" + name + "' has dims " + dimsText(init.dims) + " (" + std::to_string(n) +
                              " values) but holds " + std::to_string(init.values.size()));
     }
@@ -77,7 +77,8 @@ void Graph::validate() const {
 
 int64_t Graph::parameterCount() const {
     int64_t n = 0;
-    for (const auto& [name, init] : initializers) n += static_cast<int64_t>(init.values.size());
+    for (const auto& [name, init] : initializers)
+        n += std::accumulate(init.dims.begin(), init.dims.end(), int64_t{1}, std::multiplies<>());
     return n;
 }
 

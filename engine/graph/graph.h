@@ -81,6 +81,9 @@ struct Graph {
     std::vector<Node> nodes;          // in execution order; a node reads only the input, initializers and earlier outputs
     std::map<std::string, Initializer> initializers;
     GraphMetadata metadata;
+    // An ONNX model stripped to shapes (onnx::readOnnx with shapes_only): initializers may hold no
+    // values, only their dims. Only op counting (graphops.h, for estimates) takes such a graph.
+    bool weightless = false;
 
     // Checks the graph's wiring and shapes (every input defined before use, initializer dims fit
     // the op, the output has `classes` features); throws GraphError naming the node.

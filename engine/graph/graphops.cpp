@@ -20,8 +20,10 @@ double elements(const Dims& d) {
     return n;
 }
 
+// The ops a ReLU after them runs inside (a oneDNN post-op; the Add as a residual block's sum runs it).
 bool fusesRelu(OpKind k) {
-    return k == OpKind::Conv || k == OpKind::Gemm || k == OpKind::BatchNormalization || k == OpKind::MaxPool;
+    return k == OpKind::Conv || k == OpKind::Gemm || k == OpKind::BatchNormalization || k == OpKind::MaxPool ||
+           k == OpKind::Add;
 }
 
 class Describer {
@@ -62,7 +64,7 @@ public:
         int64_t count = 0;
         // A batch norm's running mean and variance are state, not parameters.
         const size_t params = n.kind == OpKind::BatchNormalization ? 3 : n.inputs.size();
-        for (size_t i = 1; i < params; ++i) count += static_cast<int64_t>(g.initializers.at(n.inputs[i]).values.size());
+        for (size_t i = 1; i < params; ++i) count += static_cast<int64_t>(elements(g.initializers.at(n.inputs[i]).dims));
         return count;
     }
     int64_t paramCount(const Node& n) const { return paramCount(g_, n); }

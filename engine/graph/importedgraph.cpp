@@ -15,7 +15,7 @@ std::shared_ptr<const Graph> importedGraph(const std::string& path) {
     const std::lock_guard<std::mutex> lock(mutex);
     if (const auto it = graphs.find(path); it != graphs.end()) return it->second;
     try {
-        auto g = std::make_shared<const Graph>(onnx::readOnnx(path));
+        auto g = std::make_shared<const Graph>(onnx::readOnnx(path, {.shapes_only = true}));
         graphs.emplace(path, g);
         return g;
     } catch (const onnx::OnnxError& e) {

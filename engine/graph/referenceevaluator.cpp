@@ -128,6 +128,7 @@ Values evaluateOne(const Graph& g, const std::map<std::string, Dims>& shapes, Va
 
 // Runs every example through the graph, each's logits to `out` when given.
 void evaluateAll(const Graph& g, const float* x, int64_t n, const ValueObserver* observe, std::vector<float>* out) {
+    if (g.weightless) throw GraphError("the model was stripped to its shapes (no weights): it can be estimated, not run");
     g.validate();
     const std::map<std::string, Dims> shapes = g.valueShapes();
     size_t per = 1;

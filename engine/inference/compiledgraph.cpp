@@ -33,6 +33,8 @@ bool foldInputScale(graph::Graph& g) {
 
 CompiledGraph::CompiledGraph(const graph::Graph& graph, CpuDevice& device, CompileOptions options)
     : graph_(graph), device_(device), options_(options) {
+    if (graph_.weightless)
+        throw graph::GraphError("the model was stripped to its shapes (no weights): it can be estimated, not run");
     graph_.validate();
     shapes_ = graph_.valueShapes();
     scaleInput_ = !foldInputScale(graph_);

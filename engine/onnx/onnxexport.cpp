@@ -81,6 +81,7 @@ void addMetadata(::onnx::ModelProto& m, const std::string& key, const std::strin
 }
 
 ::onnx::ModelProto exportModel(const graph::Graph& graph, const ExportOptions& options) {
+    if (graph.weightless) throw OnnxError("the model was stripped to its shapes (no weights): there is nothing to export");
     graph.validate();
     const std::map<std::string, graph::Dims> shapes = graph.valueShapes();
     ::onnx::ModelProto m;

@@ -94,9 +94,10 @@ void transposeGemmWeight(graph::Graph& g, const std::string& gemmName, const std
     const graph::Initializer& w = it->second;
     const int64_t rows = w.dims[0], cols = w.dims[1];
     graph::Initializer t{{cols, rows}, std::vector<float>(w.values.size())};
-    for (int64_t r = 0; r < rows; ++r)
-        for (int64_t c = 0; c < cols; ++c)
-            t.values[static_cast<size_t>(c * rows + r)] = w.values[static_cast<size_t>(r * cols + c)];
+    if (!w.values.empty())  // a weight stripped to its shape has only dims to swap
+        for (int64_t r = 0; r < rows; ++r)
+            for (int64_t c = 0; c < cols; ++c)
+                t.values[static_cast<size_t>(c * rows + r)] = w.values[static_cast<size_t>(r * cols + c)];
     if (graph::useCount(g, gemm->inputs[1]) == 1) {
         it->second = std::move(t);
         return;
@@ -150,24 +151,26 @@ void undoExportAdditions(graph::Graph& g) {
     return m;
 }
 
-graph::Graph importOnnx(std::string_view bytes, const std::string& origin) {
+graph::Graph importOnnx(std::string_view bytes, const std::string& origin, const ImportOptions& options) {
     const ::onnx::ModelProto m = parseModel(bytes, origin);
     // A quantized model's QDQ pairs are not ops of the fp32 IR: say what the file is.
     for (const ::onnx::NodeProto& n : m.graph().node())
         if ((n.domain().empty() || n.domain() == "ai.onnx") && (n.op_type() == "QuantizeLinear" || n.op_type() == "DequantizeLinear"))
             throw OnnxError(origin + ": node '" + n.name() + "' (" + n.op_type() + "): a quantized (QDQ) model; this reads "
                             "fp32 models (a trainbench int8 model is read with readQuantizedOnnx, docs/onnx.md)");
-    return importModel(m, origin);
+    return importModel(m, origin, options.shapes_only);
 }
 
-graph::Graph importModel(const ::onnx::ModelProto& m, const std::string& origin) {
+graph::Graph importModel(const ::onnx::ModelProto& m, const std::string& origin, bool shapesOnly) {
     const int64_t opset = defaultOpset(m, origin);
     const ::onnx::GraphProto& gp = m.graph();
 
     graph::Graph g;
     for (const ::onnx::TensorProto& t : gp.initializer()) {
         if (g.initializers.count(t.name())) throw OnnxError(origin + ": initializer '" + t.name() + "' appears twice");
-        g.initializers.emplace(t.name(), importInitializer(t, origin));
+        bool stripped = false;
+        g.initializers.emplace(t.name(), importInitializer(t, origin, shapesOnly ? &stripped : nullptr));
+        g.weightless = g.weightless || stripped;
     }
     // Older exporters list the initializers among the inputs too; the graph's input is the rest.
     for (const ::onnx::ValueInfoProto& v : gp.input()) {
@@ -260,8 +263,8 @@ std::string readModelBytes(const std::string& path) {
     return bytes;
 }
 
-graph::Graph readOnnx(const std::string& path) {
-    graph::Graph g = importOnnx(readModelBytes(path), path);
+graph::Graph readOnnx(const std::string& path, const ImportOptions& options) {
+    graph::Graph g = importOnnx(readModelBytes(path), path, options);
     if (g.metadata.source_run.empty()) g.metadata.source_run = "ONNX file " + path;
     return g;
 }

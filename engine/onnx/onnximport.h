@@ -13,9 +13,14 @@ namespace trainbench::engine::onnx {
 // `bytes` is a serialized ModelProto; `origin` names it in errors (the file's path). OnnxError for
 // anything that is not a model the IR can hold; the graph validates (GraphError rewrapped as
 // OnnxError naming `origin`).
-graph::Graph importOnnx(std::string_view bytes, const std::string& origin);
+struct ImportOptions {
+    // Take initializers that have dims but no data (a model stripped to shapes, for estimates: the
+    // graph is marked weightless and nothing may run it).
+    bool shapes_only = false;
+};
+graph::Graph importOnnx(std::string_view bytes, const std::string& origin, const ImportOptions& options = {});
 // Reads `path` (at most kMaxFileBytes, checked before reading) and imports it. metadata.source_run,
 // when the file has none, becomes "ONNX file <path>".
-graph::Graph readOnnx(const std::string& path);
+graph::Graph readOnnx(const std::string& path, const ImportOptions& options = {});
 
 }  // namespace trainbench::engine::onnx

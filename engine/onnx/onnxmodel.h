@@ -25,6 +25,6 @@ void addMetadata(::onnx::ModelProto& model, const std::string& key, const std::s
 std::string readModelBytes(const std::string& path);
 // The graph of a parsed fp32 model: opset, initializers, input and output, nodes, metadata, the
 // export's additions undone, validated (GraphError rewrapped as OnnxError naming `origin`).
-graph::Graph importModel(const ::onnx::ModelProto& model, const std::string& origin);
+graph::Graph importModel(const ::onnx::ModelProto& model, const std::string& origin, bool shapesOnly = false);
 
 }  // namespace trainbench::engine::onnx

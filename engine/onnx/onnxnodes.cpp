@@ -73,7 +73,7 @@ std::string supportedOpList() {
            "(axis 1), Gemm (transA 0, alpha and beta 1), GlobalAveragePool, Identity, MaxPool, Relu";
 }
 
-graph::Initializer importInitializer(const ::onnx::TensorProto& t, const std::string& origin) {
+graph::Initializer importInitializer(const ::onnx::TensorProto& t, const std::string& origin, bool* stripped) {
     const std::string where = origin + ": initializer '" + t.name() + "'";
     const bool boolean = t.data_type() == ::onnx::TensorProto::BOOL;  // a Dropout's training_mode: held as 0 and 1
     if (t.data_type() != ::onnx::TensorProto::FLOAT && !boolean)
@@ -88,6 +88,13 @@ graph::Initializer importInitializer(const ::onnx::TensorProto& t, const std::st
         init.dims.push_back(d);
     }
     const auto n = static_cast<size_t>(count);
+    if (n > 0 && !t.has_raw_data() && t.float_data_size() == 0 && t.int32_data_size() == 0) {
+        if (!stripped)
+            throw OnnxError(where + ": " + std::to_string(count) +
+                            " elements but no data (a model stripped to shapes: only estimate takes it)");
+        *stripped = true;
+        return init;
+    }
     if (boolean) {
         if (t.has_raw_data() ? t.raw_data().size() != n : static_cast<size_t>(t.int32_data_size()) != n)
             throw OnnxError(where + ": " + std::to_string(count) + " booleans, the tensor holds another number");

@@ -12,10 +12,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/graph/graphops.h"
 #include "engine/graph/graphpasses.h"
 #include "engine/graph/referenceevaluator.h"
 #include "engine/inference/calibration.h"
 #include "engine/inference/compiledgraph.h"
+#include "engine/onnx/onnxerror.h"
 #include "engine/onnx/onnxexport.h"
 #include "engine/onnx/onnximport.h"
 #include "tests/engine/onnxgraphs.h"
@@ -129,6 +131,40 @@ TEST(OnnxFixtures, Int8RefusesDepthwiseConvolutionsAndClipNamingTheNode) {
             << what;
         EXPECT_NE(what.find("serve this model in fp32"), std::string::npos) << what;
     }
+}
+
+}  // namespace
+}  // namespace trainbench::engine
+
+namespace trainbench::engine {
+namespace {
+
+// torchvision's ResNet-50 stripped to shapes (tests/fixtures/onnx/full/make.py): refused by a plain
+// import naming an initializer without data; with shapes_only it imports as a weightless graph of
+// ResNet-50's 25.6 M parameters whose batch norms stay nodes, and nothing runs or exports it.
+TEST(OnnxStripped, AModelStrippedToShapesImportsOnlyForEstimatesAndNothingRunsIt) {
+    const std::string path = std::string(TRAINBENCH_SOURCE_DIR) + "/tests/fixtures/onnx/full/resnet50.onnx";
+    try {
+        onnx::readOnnx(path);
+        FAIL() << "expected an OnnxError";
+    } catch (const onnx::OnnxError& e) {
+        EXPECT_NE(std::string(e.what()).find("elements but no data (a model stripped to shapes: only estimate takes it)"),
+                  std::string::npos)
+            << e.what();
+    }
+    const graph::Graph g = onnx::readOnnx(path, {.shapes_only = true});
+    EXPECT_TRUE(g.weightless);
+    EXPECT_EQ(g.sample_shape, (graph::Dims{3, 224, 224}));
+    EXPECT_EQ(g.classes, 1000);
+    int bn = 0;
+    for (const graph::Node& n : g.nodes) bn += n.kind == graph::OpKind::BatchNormalization;
+    EXPECT_EQ(bn, 53);
+    // ResNet-50's 25,557,032 trainable values, counted node by node (PyTorch's exporter shares equal
+    // initializers between nodes through Identity nodes, which the import passes through).
+    EXPECT_EQ(graph::inferenceOpGraph(g, 1).param_count, 25557032);
+    CpuDevice dev(1);
+    EXPECT_THROW({ inference::CompiledGraph c(g, dev); }, graph::GraphError);
+    EXPECT_THROW((onnx::exportOnnx(g, {"x"})), onnx::OnnxError);
 }
 
 }  // namespace

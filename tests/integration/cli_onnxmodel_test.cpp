@@ -127,3 +127,49 @@ TEST(CliOnnxModel, AModelForOtherExamplesIsRefusedNamingBothShapesAndRunDoesNotT
     EXPECT_NE(run.exitCode, 0);
     EXPECT_NE((run.err + run.out).find("does not train imported ONNX graphs yet"), std::string::npos) << run.err << run.out;
 }
+
+// torchvision's ResNet-50 and MobileNetV2 as PyTorch exports them, stripped to shapes
+// (tests/fixtures/onnx/full/make.py: a few tens of KB instead of 100 MB): ResNet-50 is estimated on
+// every TPU v3 slice with the resnet50 preset's forward and backward time (the same ops: torchvision
+// builds the model the preset describes); MobileNetV2, which no preset describes, gets a step time,
+// memory and cost on every slice, and an inference estimate on every device.
+TEST(CliOnnxModel, TorchvisionModelsStrippedToShapesEstimateOnEverySlice) {
+    TempDir tmp;
+    const std::string full = std::string(TRAINBENCH_SOURCE_DIR) + "/tests/fixtures/onnx/full/";
+    const nlohmann::json preset = estimateJson({}, tmp.path);
+    const nlohmann::json resnet = estimateJson({"--set", "model.onnx=" + full + "resnet50.onnx"}, tmp.path);
+    ASSERT_EQ(resnet.size(), preset.size());
+    for (size_t i = 0; i < preset.size(); ++i) {
+        EXPECT_DOUBLE_EQ(resnet[i]["forward_seconds"].get<double>(), preset[i]["forward_seconds"].get<double>())
+            << preset[i]["devices"];
+        EXPECT_DOUBLE_EQ(resnet[i]["backward_seconds"].get<double>(), preset[i]["backward_seconds"].get<double>())
+            << preset[i]["devices"];
+    }
+    const nlohmann::json mobilenet = estimateJson({"--set", "model.onnx=" + full + "mobilenet_v2.onnx"}, tmp.path);
+    ASSERT_EQ(mobilenet.size(), 5u);
+    for (size_t i = 0; i < mobilenet.size(); ++i) {
+        EXPECT_TRUE(mobilenet[i]["fits"].get<bool>()) << mobilenet[i]["devices"];
+        // MobileNetV2 does about 0.3 GFLOPs per image to ResNet-50's 4.1: far less work per step.
+        EXPECT_LT(mobilenet[i]["forward_seconds"].get<double>(), resnet[i]["forward_seconds"].get<double>());
+        EXPECT_GT(mobilenet[i]["cost"].get<double>(), 0.0);
+    }
+    const nlohmann::json rows =
+        estimateJson({"--set", "model.onnx=" + full + "mobilenet_v2.onnx", "--inference", "--batch", "1"}, tmp.path);
+    ASSERT_GT(rows.size(), 10u);
+    for (const auto& r : rows)
+        if (r["precision"] == "fp32" && r["device"] == "a100-sxm4-40gb") {
+            EXPECT_TRUE(r["fits"].get<bool>());
+            // 3.5 M parameters in float32.
+            EXPECT_NEAR(r["weight_bytes"].get<double>(), 3504872 * 4.0, 1e5);
+        }
+}
+
+// A model stripped to shapes cannot be served or run: the error says why.
+TEST(CliOnnxModel, AModelStrippedToShapesIsRefusedWhereItWouldRun) {
+    TempDir tmp;
+    const std::string resnet = std::string(TRAINBENCH_SOURCE_DIR) + "/tests/fixtures/onnx/full/resnet50.onnx";
+    const auto serve = runCli({"serve", resnet, "--db", (tmp.path / "runs.db").string()}, tmp.path);
+    EXPECT_NE(serve.exitCode, 0);
+    EXPECT_NE(serve.err.find("no data (a model stripped to shapes: only estimate takes it)"), std::string::npos)
+        << serve.err;
+}
