@@ -1,8 +1,9 @@
 #pragma once
 // An ONNX model as an inference graph: trainbench's own exports exactly (fused ReLUs re-fused, the
 // metadata read back), and any model made only of the Graph IR's ops with the attributes its nodes
-// have (square kernels, symmetric pads, Gemm with transB = 1). Anything else is refused naming the
-// node, its op type, the opset and what is supported (issue 22 widens this).
+// have (square kernels, symmetric pads, any Conv group, Gemm with transB 0 or 1, Clip with constant
+// bounds), Constant, Identity and inference Dropout removed on the way (docs/onnx.md). Anything else
+// is refused naming the node, its op type, the opset and what is supported (issue 22 widens this).
 #include <string>
 #include <string_view>
 
