@@ -3,8 +3,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine/graph/graphops.h"
-#include "engine/graph/importedgraph.h"
+#include "engine/emulation/graphops.h"
+#include "engine/emulation/importedgraph.h"
 #include "engine/layers/opcosts.h"
 #include "engine/emulation/footprint.h"
 #include "engine/model/layerstack.h"
@@ -22,13 +22,13 @@ OpGraph describe(const ModelSpec& spec, const Dims& sampleShape, int64_t numClas
     if (batch <= 0) throw std::invalid_argument("op graph: the batch must be positive, got " + std::to_string(batch));
     if (!spec.onnx.empty()) {
         // An imported model: its graph's ops, for the examples and classes it was exported for.
-        const std::shared_ptr<const graph::Graph> g = graph::importedGraph(spec.onnx);
+        const std::shared_ptr<const graph::Graph> g = importedGraph(spec.onnx);
         if (g->sample_shape != sampleShape || g->classes != numClasses)
             throw ModelError("model.onnx " + spec.onnx + ": the model takes examples of " + dimsText(g->sample_shape) +
                              " and outputs " + std::to_string(g->classes) + " classes; the data has " +
                              dimsText(sampleShape) + " and " + std::to_string(numClasses) +
                              " (set data.shape to the model's, or use data the model was made for)");
-        return optimizer ? graph::trainingOpGraph(*g, batch, *optimizer) : graph::inferenceOpGraph(*g, batch);
+        return optimizer ? trainingOpGraph(*g, batch, *optimizer) : inferenceOpGraph(*g, batch);
     }
     // Layers only build descriptors: no parameter, plan or activation is allocated.
     CpuDevice device(1);

@@ -29,7 +29,7 @@ struct ModelSpec {
     std::string preset;              // "logreg", "mlp", "cnn", "resnet_small", "resnet50", or empty
     std::vector<LayerSpec> layers;   // filled for a preset (expanded) or a layer list; empty with `onnx`
     // An imported model: the ONNX file's path (experiment files' "model": {"onnx": ...}). Its ops come
-    // from the graph (engine/graph/graphops.h); the engine does not train it (buildLayerStack says so).
+    // from the graph (engine/emulation/graphops.h); the engine does not train it (buildLayerStack says so).
     std::string onnx;
 };
 

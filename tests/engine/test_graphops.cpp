@@ -1,4 +1,4 @@
-// A graph's op description (engine/graph/graphops.h) against the layers' own (engine/emulation/
+// A graph's op description (engine/emulation/graphops.h) against the layers' own (engine/emulation/
 // opgraph.h): the graph of each preset, as graphFromModel writes it (separate ReLU nodes, a
 // bottleneck's branches and its Add as nodes), describes the same ops with the same FLOPs and bytes
 // as the preset's layer stack, for a training step and for inference; so an imported model is
@@ -10,7 +10,7 @@
 
 #include "engine/emulation/opgraph.h"
 #include "engine/graph/graphfrommodel.h"
-#include "engine/graph/graphops.h"
+#include "engine/emulation/graphops.h"
 #include "engine/layers/opcosts.h"
 #include "engine/model/layerstack.h"
 #include "engine/optim/optimizer.h"
@@ -63,7 +63,7 @@ TEST_P(GraphOps, ThePresetsGraphDescribesTheLayersOpsWithTheirFlopsAndBytes) {
     const OptimizerConfig adam;  // Adam: two state floats per parameter
     for (int64_t batch : {1, 32}) {
         const OpGraph layers = trainingStepGraph(spec, c.sample, c.classes, batch, adam);
-        const OpGraph fromGraph = graph::trainingOpGraph(g, batch, adam);
+        const OpGraph fromGraph = trainingOpGraph(g, batch, adam);
         // Forward and backward op for op; the updates are per node here, per layer there (a
         // bottleneck's seven parameterised parts are one layer): the same work in total.
         EXPECT_EQ(keysOf(fromGraph, false), keysOf(layers, false)) << c.preset << " batch " << batch;
@@ -72,7 +72,7 @@ TEST_P(GraphOps, ThePresetsGraphDescribesTheLayersOpsWithTheirFlopsAndBytes) {
         EXPECT_DOUBLE_EQ(fromGraph.params_bytes, layers.params_bytes);
         EXPECT_DOUBLE_EQ(fromGraph.grads_bytes, layers.grads_bytes);
         EXPECT_DOUBLE_EQ(fromGraph.optimizer_bytes, layers.optimizer_bytes);
-        EXPECT_EQ(keysOf(graph::inferenceOpGraph(g, batch), true), keysOf(evaluationGraph(spec, c.sample, c.classes, batch), true))
+        EXPECT_EQ(keysOf(inferenceOpGraph(g, batch), true), keysOf(evaluationGraph(spec, c.sample, c.classes, batch), true))
             << c.preset << " inference, batch " << batch;
     }
 }
@@ -99,7 +99,7 @@ TEST(GraphOpsGroups, ADepthwiseConvolutionCountsOneChannelPerFilter) {
                graph::Node{"fc", graph::OpKind::Gemm, {"flat", "fc.w"}, "fc"}};
     g.initializers["dw.w"] = {{8, 1, 3, 3}, std::vector<float>(72, 0.1f)};
     g.initializers["fc.w"] = {{2, 288}, std::vector<float>(576, 0.1f)};
-    const OpGraph ops = graph::inferenceOpGraph(g, 4);
+    const OpGraph ops = inferenceOpGraph(g, 4);
     ASSERT_EQ(ops.ops.size(), 2u);
     EXPECT_EQ(ops.ops[0].cost.kind, "convolution_forward");
     EXPECT_DOUBLE_EQ(ops.ops[0].cost.flops, 2.0 * 4 * 8 * 36 * 9);  // 2 x N x filters x pixels x (1 channel x 3 x 3)

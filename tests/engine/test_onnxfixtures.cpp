@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/graph/graphops.h"
+#include "engine/emulation/graphops.h"
 #include "engine/graph/graphpasses.h"
 #include "engine/graph/referenceevaluator.h"
 #include "engine/inference/calibration.h"
@@ -161,7 +161,7 @@ TEST(OnnxStripped, AModelStrippedToShapesImportsOnlyForEstimatesAndNothingRunsIt
     EXPECT_EQ(bn, 53);
     // ResNet-50's 25,557,032 trainable values, counted node by node (PyTorch's exporter shares equal
     // initializers between nodes through Identity nodes, which the import passes through).
-    EXPECT_EQ(graph::inferenceOpGraph(g, 1).param_count, 25557032);
+    EXPECT_EQ(inferenceOpGraph(g, 1).param_count, 25557032);
     CpuDevice dev(1);
     EXPECT_THROW({ inference::CompiledGraph c(g, dev); }, graph::GraphError);
     EXPECT_THROW((onnx::exportOnnx(g, {"x"})), onnx::OnnxError);

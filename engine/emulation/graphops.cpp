@@ -1,4 +1,4 @@
-#include "engine/graph/graphops.h"
+#include "engine/emulation/graphops.h"
 
 #include <set>
 #include <stdexcept>
@@ -8,33 +8,33 @@
 #include "engine/layers/opcosts.h"
 #include "engine/optim/optimizer.h"
 
-namespace trainbench::engine::graph {
+namespace trainbench::engine {
 
 namespace {
 
-constexpr double kFloatBytes = 4.0;
+constexpr double kGraphFloatBytes = 4.0;
 
-double elements(const Dims& d) {
+double valueCount(const Dims& d) {
     double n = 1.0;
     for (int64_t v : d) n *= static_cast<double>(v);
     return n;
 }
 
 // The ops a ReLU after them runs inside (a oneDNN post-op; the Add as a residual block's sum runs it).
-bool fusesRelu(OpKind k) {
-    return k == OpKind::Conv || k == OpKind::Gemm || k == OpKind::BatchNormalization || k == OpKind::MaxPool ||
-           k == OpKind::Add;
+bool fusesRelu(graph::OpKind k) {
+    return k == graph::OpKind::Conv || k == graph::OpKind::Gemm || k == graph::OpKind::BatchNormalization || k == graph::OpKind::MaxPool ||
+           k == graph::OpKind::Add;
 }
 
-class Describer {
+class GraphDescriber {
 public:
-    Describer(const Graph& g, int64_t batch, bool training) : g_(g), batch_(batch), training_(training) {
+    GraphDescriber(const graph::Graph& g, int64_t batch, bool training) : g_(g), batch_(batch), training_(training) {
         if (batch <= 0) throw std::invalid_argument("op graph: the batch must be positive, got " + std::to_string(batch));
         g.validate();
         shapes_ = g.valueShapes();
         for (size_t i = 0; i < g.nodes.size(); ++i) producer_[g.nodes[i].output] = i;
         // A value needs a gradient when some node upstream of it has parameters.
-        for (const Node& n : g.nodes) {
+        for (const graph::Node& n : g.nodes) {
             bool needs = paramCount(n) > 0;
             for (const std::string& in : n.inputs) needs = needs || gradient_.count(in);
             if (needs) gradient_.insert(n.output);
@@ -45,12 +45,12 @@ public:
     void describe(std::vector<OpDesc>& forward, std::vector<std::vector<OpDesc>>& backward) {
         backward.assign(g_.nodes.size(), {});
         for (size_t i = 0; i < g_.nodes.size(); ++i) {
-            const Node& n = g_.nodes[i];
+            const graph::Node& n = g_.nodes[i];
             std::vector<OpDesc> ops;
             node(n, ops);
             // A value read by k nodes gets its k gradients summed by k - 1 adds (a residual fork).
             if (training_ && gradient_.count(n.output))
-                for (int k = useCount(g_, n.output); k > 1; --k)
+                for (int k = graph::useCount(g_, n.output); k > 1; --k)
                     ops.emplace_back(opcost::binaryAdd(dims(n.output), false), StepPart::Backward);
             for (OpDesc& op : ops) {
                 op.layer = n.name;
@@ -59,23 +59,23 @@ public:
         }
     }
 
-    static int64_t paramCount(const Graph& g, const Node& n) {
-        if (n.kind != OpKind::Conv && n.kind != OpKind::Gemm && n.kind != OpKind::BatchNormalization) return 0;
+    static int64_t paramCount(const graph::Graph& g, const graph::Node& n) {
+        if (n.kind != graph::OpKind::Conv && n.kind != graph::OpKind::Gemm && n.kind != graph::OpKind::BatchNormalization) return 0;
         int64_t count = 0;
         // A batch norm's running mean and variance are state, not parameters.
-        const size_t params = n.kind == OpKind::BatchNormalization ? 3 : n.inputs.size();
-        for (size_t i = 1; i < params; ++i) count += static_cast<int64_t>(elements(g.initializers.at(n.inputs[i]).dims));
+        const size_t params = n.kind == graph::OpKind::BatchNormalization ? 3 : n.inputs.size();
+        for (size_t i = 1; i < params; ++i) count += static_cast<int64_t>(valueCount(g.initializers.at(n.inputs[i]).dims));
         return count;
     }
-    int64_t paramCount(const Node& n) const { return paramCount(g_, n); }
+    int64_t paramCount(const graph::Node& n) const { return paramCount(g_, n); }
 
     // Floats a training step keeps per example: the input, and each value a node writes with its
     // gradient where it needs one (a ReLU run inside its producer and a Flatten write none of their own).
     double activationFloatsPerExample() const {
-        double floats = elements(g_.sample_shape);
-        for (const Node& n : g_.nodes) {
-            if (n.kind == OpKind::Flatten || (n.kind == OpKind::Relu && fusedInto(n))) continue;
-            floats += elements(shapes_.at(n.output)) * (gradient_.count(n.output) ? 2.0 : 1.0);
+        double floats = valueCount(g_.sample_shape);
+        for (const graph::Node& n : g_.nodes) {
+            if (n.kind == graph::OpKind::Flatten || (n.kind == graph::OpKind::Relu && fusedInto(n))) continue;
+            floats += valueCount(shapes_.at(n.output)) * (gradient_.count(n.output) ? 2.0 : 1.0);
         }
         return floats;
     }
@@ -87,46 +87,46 @@ private:
         d.insert(d.end(), s.begin(), s.end());
         return d;
     }
-    const Node* producerOf(const std::string& value) const {
+    const graph::Node* producerOf(const std::string& value) const {
         const auto it = producer_.find(value);
         return it == producer_.end() ? nullptr : &g_.nodes[it->second];
     }
     // The node a ReLU runs inside, as the layer stack fuses it: its input's producer, when that is a
     // Conv, Gemm, BatchNormalization or MaxPool without a fused ReLU of its own and this is its only reader.
-    const Node* fusedInto(const Node& relu) const {
-        if (const Node* pool = poolAfter(relu)) return pool;
-        const Node* p = producerOf(relu.inputs[0]);
-        return p && fusesRelu(p->kind) && !p->fused_relu && useCount(g_, p->output) == 1 ? p : nullptr;
+    const graph::Node* fusedInto(const graph::Node& relu) const {
+        if (const graph::Node* pool = poolAfter(relu)) return pool;
+        const graph::Node* p = producerOf(relu.inputs[0]);
+        return p && fusesRelu(p->kind) && !p->fused_relu && graph::useCount(g_, p->output) == 1 ? p : nullptr;
     }
     // A ReLU whose only reader is a MaxPool runs after the pooling, inside it (the layer stack's
     // layerExecutionOrder: max and ReLU commute exactly, and after pooling ReLU touches a quarter of
     // the data); the MaxPool, when so.
-    const Node* poolAfter(const Node& relu) const {
-        if (relu.kind != OpKind::Relu || useCount(g_, relu.output) != 1 || useCount(g_, relu.inputs[0]) != 1) return nullptr;
-        for (const Node& r : g_.nodes)
-            if (r.kind == OpKind::MaxPool && r.inputs[0] == relu.output) return &r;
+    const graph::Node* poolAfter(const graph::Node& relu) const {
+        if (relu.kind != graph::OpKind::Relu || graph::useCount(g_, relu.output) != 1 || graph::useCount(g_, relu.inputs[0]) != 1) return nullptr;
+        for (const graph::Node& r : g_.nodes)
+            if (r.kind == graph::OpKind::MaxPool && r.inputs[0] == relu.output) return &r;
         return nullptr;
     }
     // Whether a ReLU runs after this node inside it (the graph's flag or a ReLU node it absorbs).
-    bool reluAfter(const Node& n) const {
+    bool reluAfter(const graph::Node& n) const {
         if (n.fused_relu) return true;
-        if (n.kind == OpKind::MaxPool) {
-            const Node* p = producerOf(n.inputs[0]);
+        if (n.kind == graph::OpKind::MaxPool) {
+            const graph::Node* p = producerOf(n.inputs[0]);
             if (p && poolAfter(*p) == &n) return true;
         }
-        if (!fusesRelu(n.kind) || useCount(g_, n.output) != 1) return false;
-        for (const Node& r : g_.nodes)
-            if (r.kind == OpKind::Relu && r.inputs[0] == n.output && !poolAfter(r)) return true;
+        if (!fusesRelu(n.kind) || graph::useCount(g_, n.output) != 1) return false;
+        for (const graph::Node& r : g_.nodes)
+            if (r.kind == graph::OpKind::Relu && r.inputs[0] == n.output && !poolAfter(r)) return true;
         return false;
     }
-    bool needsInputGrad(const Node& n) const { return gradient_.count(n.inputs[0]) > 0; }
+    bool needsInputGrad(const graph::Node& n) const { return gradient_.count(n.inputs[0]) > 0; }
 
-    void node(const Node& n, std::vector<OpDesc>& out) const {
+    void node(const graph::Node& n, std::vector<OpDesc>& out) const {
         using opcost::Pass;
         const Dims src = dims(n.inputs[0]), dst = dims(n.output);
         const bool relu = reluAfter(n);
         switch (n.kind) {
-            case OpKind::Conv: {
+            case graph::OpKind::Conv: {
                 const bool bias = n.inputs.size() == 3;
                 const int64_t pixels = batch_ * dst[2] * dst[3], patch = src[1] / n.group * n.kernel * n.kernel;
                 out.emplace_back(opcost::convolution(Pass::Forward, src, dst, n.kernel, bias, relu, n.group),
@@ -140,9 +140,9 @@ private:
                 if (n.fused_relu) reluBackward(dst, out);
                 return;
             }
-            case OpKind::Gemm: {
+            case graph::OpKind::Gemm: {
                 const bool bias = n.inputs.size() == 3;
-                const int64_t in = static_cast<int64_t>(elements(shapes_.at(n.inputs[0]))), units = dst[1];
+                const int64_t in = static_cast<int64_t>(valueCount(shapes_.at(n.inputs[0]))), units = dst[1];
                 out.emplace_back(opcost::innerProduct(Pass::Forward, batch_, in, units, bias, relu), StepPart::Forward,
                                  MatrixShape{batch_, units, in});
                 if (!training_) return;
@@ -154,36 +154,36 @@ private:
                 if (n.fused_relu) reluBackward(dst, out);
                 return;
             }
-            case OpKind::BatchNormalization:
+            case graph::OpKind::BatchNormalization:
                 out.emplace_back(opcost::batchNorm(training_ ? opcost::NormPass::ForwardTraining
                                                              : opcost::NormPass::ForwardInference,
                                                    src, relu),
                                  StepPart::Forward);
                 if (training_) out.emplace_back(opcost::batchNorm(opcost::NormPass::Backward, src, relu), StepPart::Backward);
                 return;
-            case OpKind::Relu: {
-                const Node* into = fusedInto(n);
+            case graph::OpKind::Relu: {
+                const graph::Node* into = fusedInto(n);
                 if (!into) out.emplace_back(opcost::elementwise("eltwise_relu_forward", src, 2, 1.0), StepPart::Forward);
                 // Inside a batch norm its backward is the batch norm's too; after a pooling, on its output.
-                if (training_ && !(into && into->kind == OpKind::BatchNormalization))
+                if (training_ && !(into && into->kind == graph::OpKind::BatchNormalization))
                     reluBackward(poolAfter(n) ? dims(into->output) : src, out);
                 return;
             }
-            case OpKind::Clip:
+            case graph::OpKind::Clip:
                 out.emplace_back(opcost::elementwise("eltwise_clip_forward", src, 2, 2.0), StepPart::Forward);
                 if (training_) out.emplace_back(opcost::elementwise("eltwise_clip_backward", src, 3, 1.0), StepPart::Backward);
                 return;
-            case OpKind::MaxPool:
+            case graph::OpKind::MaxPool:
                 out.emplace_back(opcost::maxPooling(true, src, dst, n.kernel, relu), StepPart::Forward);
                 if (training_ && needsInputGrad(n))
                     out.emplace_back(opcost::maxPooling(false, src, dst, n.kernel, relu), StepPart::Backward);
                 return;
-            case OpKind::GlobalAveragePool:
+            case graph::OpKind::GlobalAveragePool:
                 out.emplace_back(opcost::globalAvgPooling(true, src), StepPart::Forward);
                 if (training_ && needsInputGrad(n)) out.emplace_back(opcost::globalAvgPooling(false, src), StepPart::Backward);
                 return;
-            case OpKind::Flatten: return;  // a view of its input
-            case OpKind::Add:
+            case graph::OpKind::Flatten: return;  // a view of its input
+            case graph::OpKind::Add:
                 // Its backward hands the gradient to both inputs as it is; a fused ReLU's is undone first.
                 out.emplace_back(opcost::binaryAdd(dst, n.fused_relu), StepPart::Forward);
                 if (training_ && n.fused_relu) reluBackward(dst, out);
@@ -194,7 +194,7 @@ private:
         out.emplace_back(opcost::elementwise("eltwise_relu_backward", d, 3, 1.0), StepPart::Backward);
     }
 
-    const Graph& g_;
+    const graph::Graph& g_;
     int64_t batch_;
     bool training_;
     std::map<std::string, Dims> shapes_;
@@ -202,26 +202,26 @@ private:
     std::set<std::string> gradient_;
 };
 
-OpGraph build(const Graph& g, int64_t batch, const OptimizerConfig* optimizer) {
-    Describer d(g, batch, optimizer != nullptr);
+OpGraph describeGraph(const graph::Graph& g, int64_t batch, const OptimizerConfig* optimizer) {
+    GraphDescriber d(g, batch, optimizer != nullptr);
     OpGraph out;
     out.batch = batch;
     std::vector<std::vector<OpDesc>> backward;
     d.describe(out.ops, backward);
-    for (const Node& n : g.nodes) out.param_count += Describer::paramCount(g, n);
+    for (const graph::Node& n : g.nodes) out.param_count += GraphDescriber::paramCount(g, n);
     const double params = static_cast<double>(out.param_count);
-    out.params_bytes = params * kFloatBytes;
+    out.params_bytes = params * kGraphFloatBytes;
     if (!optimizer) {
-        double floats = elements(g.sample_shape);
+        double floats = valueCount(g.sample_shape);
         for (const auto& [name, shape] : g.valueShapes())
-            if (name != g.input) floats += elements(shape);
-        out.activation_bytes = static_cast<double>(batch) * floats * kFloatBytes;
+            if (name != g.input) floats += valueCount(shape);
+        out.activation_bytes = static_cast<double>(batch) * floats * kGraphFloatBytes;
         return out;
     }
     const auto update = Optimizer::create(*optimizer, 1);  // for its cost per parameter only
     for (size_t i = g.nodes.size(); i-- > 0;) {
         for (auto it = backward[i].rbegin(); it != backward[i].rend(); ++it) out.ops.push_back(*it);
-        if (const int64_t p = Describer::paramCount(g, g.nodes[i]); p > 0) {
+        if (const int64_t p = GraphDescriber::paramCount(g, g.nodes[i]); p > 0) {
             out.layer_params.push_back(p);
             OpDesc op(opcost::optimizerUpdate(update->updateKind(), p, update->flopsPerParam(), update->bytesPerParam()),
                       StepPart::Optimizer);
@@ -229,18 +229,18 @@ OpGraph build(const Graph& g, int64_t batch, const OptimizerConfig* optimizer) {
             out.ops.push_back(std::move(op));
         }
     }
-    out.grads_bytes = params * kFloatBytes;
-    out.optimizer_bytes = params * optimizerStateFloatsPerParam(*optimizer) * kFloatBytes;
-    out.activation_bytes = static_cast<double>(batch) * d.activationFloatsPerExample() * kFloatBytes;
+    out.grads_bytes = params * kGraphFloatBytes;
+    out.optimizer_bytes = params * optimizerStateFloatsPerParam(*optimizer) * kGraphFloatBytes;
+    out.activation_bytes = static_cast<double>(batch) * d.activationFloatsPerExample() * kGraphFloatBytes;
     return out;
 }
 
 }  // namespace
 
-OpGraph trainingOpGraph(const Graph& graph, int64_t batch, const OptimizerConfig& optimizer) {
-    return build(graph, batch, &optimizer);
+OpGraph trainingOpGraph(const graph::Graph& g, int64_t batch, const OptimizerConfig& optimizer) {
+    return describeGraph(g, batch, &optimizer);
 }
 
-OpGraph inferenceOpGraph(const Graph& graph, int64_t batch) { return build(graph, batch, nullptr); }
+OpGraph inferenceOpGraph(const graph::Graph& g, int64_t batch) { return describeGraph(g, batch, nullptr); }
 
-}  // namespace trainbench::engine::graph
+}  // namespace trainbench::engine

@@ -1,4 +1,4 @@
-#include "engine/graph/importedgraph.h"
+#include "engine/emulation/importedgraph.h"
 
 #include <map>
 #include <mutex>
@@ -7,15 +7,15 @@
 #include "engine/onnx/onnximport.h"
 #include "engine/util/errors.h"
 
-namespace trainbench::engine::graph {
+namespace trainbench::engine {
 
-std::shared_ptr<const Graph> importedGraph(const std::string& path) {
+std::shared_ptr<const graph::Graph> importedGraph(const std::string& path) {
     static std::mutex mutex;
-    static std::map<std::string, std::shared_ptr<const Graph>> graphs;
+    static std::map<std::string, std::shared_ptr<const graph::Graph>> graphs;
     const std::lock_guard<std::mutex> lock(mutex);
     if (const auto it = graphs.find(path); it != graphs.end()) return it->second;
     try {
-        auto g = std::make_shared<const Graph>(onnx::readOnnx(path, {.shapes_only = true}));
+        auto g = std::make_shared<const graph::Graph>(onnx::readOnnx(path, {.shapes_only = true}));
         graphs.emplace(path, g);
         return g;
     } catch (const onnx::OnnxError& e) {
@@ -23,4 +23,4 @@ std::shared_ptr<const Graph> importedGraph(const std::string& path) {
     }
 }
 
-}  // namespace trainbench::engine::graph
+}  // namespace trainbench::engine

@@ -6,9 +6,9 @@
 
 #include "engine/graph/graph.h"
 
-namespace trainbench::engine::graph {
+namespace trainbench::engine {
 
 // ModelError "model.onnx <path>: <what the importer said>" when the file cannot be imported.
-std::shared_ptr<const Graph> importedGraph(const std::string& path);
+std::shared_ptr<const graph::Graph> importedGraph(const std::string& path);
 
-}  // namespace trainbench::engine::graph
+}  // namespace trainbench::engine

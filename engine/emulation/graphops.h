@@ -13,15 +13,15 @@
 #include "engine/graph/graph.h"
 #include "engine/optim/optimizerconfig.h"
 
-namespace trainbench::engine::graph {
+namespace trainbench::engine {
 
 // One training step of one replica on `batch` examples: forward, backward, and the optimizer's update
 // of each node's parameters (one update per node with initializers, last node first, each after its
 // backward ops). `graph` must validate (GraphError otherwise).
-OpGraph trainingOpGraph(const Graph& graph, int64_t batch, const OptimizerConfig& optimizer);
+OpGraph trainingOpGraph(const graph::Graph& graph, int64_t batch, const OptimizerConfig& optimizer);
 
 // One inference batch: the forward pass; its footprint counts the parameters and every value's
 // activations (a safe bound on what is in flight).
-OpGraph inferenceOpGraph(const Graph& graph, int64_t batch);
+OpGraph inferenceOpGraph(const graph::Graph& graph, int64_t batch);
 
-}  // namespace trainbench::engine::graph
+}  // namespace trainbench::engine
