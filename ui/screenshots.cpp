@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QTabWidget>
 #include <QThread>
 
 #include <algorithm>
@@ -184,6 +185,12 @@ bool renderScreenshots(MainWindow& window, const QString& dir) {
     window.experimentPage()->setJson(QString::fromStdString(config.is_discarded() ? best->config_json : config.dump(2)));
     window.showPage(MainWindow::Page::Experiment);
     ok = save(&window, dir + QStringLiteral("/experiment.png")) && ok;
+    // The form's Model tab: a preset, a layer list or an ONNX file of the user's.
+    if (auto* tabs = window.experimentPage()->findChild<QTabWidget*>()) {
+        for (int i = 0; i < tabs->count(); ++i)
+            if (tabs->tabText(i) == QStringLiteral("Model")) tabs->setCurrentIndex(i);
+        ok = save(&window, dir + QStringLiteral("/experiment-model.png")) && ok;
+    }
     return ok;
 }
 
