@@ -162,6 +162,35 @@ TEST(OnnxImport, AClipWhoseBoundIsNotAConstantIsRefusedNamingIt) {
     EXPECT_NE(e.find("node 'Relu_1' (Clip): its min 'x' is not a constant of one value"), std::string::npos) << e;
 }
 
+// Hostile bounds and constants: a Clip whose min is above its max (opset 10 attributes) and a
+// Constant of a kind the importer does not take are refused naming the node.
+TEST(OnnxImport, AnInvertedClipAndAnUnsupportedConstantAreRefusedNamingTheNode) {
+    ::onnx::ModelProto m = foreignModel();
+    m.mutable_opset_import(0)->set_version(10);
+    ::onnx::NodeProto* clip = m.mutable_graph()->mutable_node(1);
+    clip->set_op_type("Clip");
+    for (const auto& [name, value] : {std::pair{"min", 6.0f}, std::pair{"max", 0.0f}}) {
+        ::onnx::AttributeProto* a = clip->add_attribute();
+        a->set_name(name);
+        a->set_type(::onnx::AttributeProto::FLOAT);
+        a->set_f(value);
+    }
+    std::string e = importError(bytesOf(m));
+    EXPECT_NE(e.find("node 'Relu_1' (Clip): min 6.000000 is above max 0.000000"), std::string::npos) << e;
+
+    m = foreignModel();
+    ::onnx::NodeProto* constant = m.mutable_graph()->add_node();
+    constant->set_name("Constant_9");
+    constant->set_op_type("Constant");
+    constant->add_output("c");
+    ::onnx::AttributeProto* a = constant->add_attribute();
+    a->set_name("value_string");
+    a->set_type(::onnx::AttributeProto::STRING);
+    a->set_s("x\n\"");
+    e = importError(bytesOf(m));
+    EXPECT_NE(e.find("node 'Constant_9' (Constant): attribute 'value_string' is not supported"), std::string::npos) << e;
+}
+
 TEST(OnnxImport, AnOpOutsideTheIrIsRefusedNamingNodeOpOpsetAndTheSupportedList) {
     ::onnx::ModelProto m = foreignModel();
     m.mutable_graph()->mutable_node(1)->set_op_type("Sigmoid");
