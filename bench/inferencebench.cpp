@@ -162,7 +162,7 @@ int inferenceBench(const InferenceBenchOptions& o) {
                 o.peerArgs.empty() ? "" : ", peer arguments given");
     int failures = 0;
     for (const std::string& w : o.workloads) {
-        const engine::ModelSpec spec{w == "w1" ? "mlp" : "cnn", engine::presetLayers(w == "w1" ? "mlp" : "cnn"), {}};
+        const engine::ModelSpec spec{w == "w1" ? "mlp" : "cnn", engine::presetLayers(w == "w1" ? "mlp" : "cnn"), {}, {}, {}};
         engine::Model m(spec, {1, 28, 28}, 10, dev, 42);
         const std::string weights = (dir / (w + ".f32")).string();
         std::ofstream(weights, std::ios::binary)

@@ -8,7 +8,7 @@ namespace trainbench::bench {
 
 engine::graph::Graph workloadGraph(const std::string& workload) {
     const std::string preset = workload == "w1" ? "mlp" : "cnn";
-    const engine::ModelSpec spec{preset, engine::presetLayers(preset), {}};
+    const engine::ModelSpec spec{preset, engine::presetLayers(preset), {}, {}, {}};
     engine::CpuDevice dev(1);
     engine::Model m(spec, {1, 28, 28}, 10, dev, 42);
     engine::graph::Graph g = engine::graph::graphFromModel(spec, {1, 28, 28}, 10,

@@ -55,6 +55,9 @@ struct Node {
     int64_t group = 1;
     float clip_min = 0.0f, clip_max = 6.0f;  // Clip: min(max(x, clip_min), clip_max)
     float epsilon = 1e-5f;            // BatchNormalization
+    // BatchNormalization in training (not at inference): running = momentum * running + (1 - momentum)
+    // * batch statistic, ONNX's convention (PyTorch's momentum 0.1 exports as 0.9).
+    float momentum = 0.9f;
     bool fused_relu = false;          // Conv / Gemm / BatchNormalization / Add: ReLU applied to the output
 };
 

@@ -32,9 +32,10 @@ public:
         if (bias) n.inputs.push_back(take(name + ".bias", {units}, params_, paramAt_));
         add(std::move(n));
     }
-    void batchNorm(const std::string& name, float epsilon) {
+    void batchNorm(const std::string& name, float epsilon, float momentum) {
         Node n = node(name, OpKind::BatchNormalization);
         n.epsilon = epsilon;
+        n.momentum = momentum;
         const Dims c{shape().at(0)};
         n.inputs.push_back(take(name + ".scale", c, params_, paramAt_));
         n.inputs.push_back(take(name + ".bias", c, params_, paramAt_));
@@ -106,19 +107,19 @@ void bottleneck(Builder& b, const std::string& name, const LayerSpec& s) {
     const std::string in = b.current;
     const int64_t channels = b.shape()[0], width = s.filters;
     b.conv(name + "/conv_a", width, 1, 1, 0, false);
-    b.batchNorm(name + "/bn_a", s.epsilon);
+    b.batchNorm(name + "/bn_a", s.epsilon, s.momentum);
     b.simple(name + "/relu_a", OpKind::Relu);
     b.conv(name + "/conv_b", width, 3, s.stride, 1, false);
-    b.batchNorm(name + "/bn_b", s.epsilon);
+    b.batchNorm(name + "/bn_b", s.epsilon, s.momentum);
     b.simple(name + "/relu_b", OpKind::Relu);
     b.conv(name + "/conv_c", 4 * width, 1, 1, 0, false);
-    b.batchNorm(name + "/bn_c", s.epsilon);
+    b.batchNorm(name + "/bn_c", s.epsilon, s.momentum);
     std::string shortcut = in;
     if (s.stride != 1 || channels != 4 * width) {
         const std::string mainOut = b.current;
         b.current = in;
         b.conv(name + "/conv_shortcut", 4 * width, 1, s.stride, 0, false);
-        b.batchNorm(name + "/bn_shortcut", s.epsilon);
+        b.batchNorm(name + "/bn_shortcut", s.epsilon, s.momentum);
         shortcut = b.current;
         b.current = mainOut;
     }
@@ -146,7 +147,7 @@ Graph graphFromModel(const ModelSpec& spec, const Dims& sampleShape, int64_t cla
             case LayerKind::ReLU: b.simple(name, OpKind::Relu); break;
             case LayerKind::Flatten: b.simple(name, OpKind::Flatten); break;
             case LayerKind::Dropout: break;  // the identity at inference
-            case LayerKind::BatchNorm: b.batchNorm(name, s.epsilon); break;
+            case LayerKind::BatchNorm: b.batchNorm(name, s.epsilon, s.momentum); break;
             case LayerKind::GlobalAvgPool:
                 b.simple(name, OpKind::GlobalAveragePool);
                 b.simple(name + "/flatten", OpKind::Flatten);

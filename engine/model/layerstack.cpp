@@ -73,9 +73,9 @@ std::vector<size_t> layerExecutionOrder(const std::vector<LayerSpec>& layers) {
 }
 
 LayerStack buildLayerStack(const ModelSpec& spec, const Dims& sampleShape, int64_t numClasses, CpuDevice& device) {
-    if (!spec.onnx.empty())
-        throw ModelError("model.onnx " + spec.onnx + ": trainbench does not train imported ONNX graphs yet (issue 22); "
-                         "estimate, estimate --inference, plan-serving, predict and serve take them");
+    if (!spec.onnx.empty() && spec.layers.empty())
+        throw ModelError("model.onnx " + spec.onnx + ": the imported graph was not resolved into layers "
+                         "(engine/graph/layersfromgraph.h) before the model was built");
     if (spec.layers.empty()) throw ModelError("the model has no layers");
     LayerStack stack;
     auto& layers = stack.layers;
@@ -88,8 +88,11 @@ LayerStack buildLayerStack(const ModelSpec& spec, const Dims& sampleShape, int64
             if (msg.rfind("layer ", 0) != 0) msg = "layer " + std::to_string(i) + ": " + msg;
             throw ModelError(msg);
         }
-        // Composite layers name their sub-ops in the per-op statistics after their place in the model.
-        if (spec.layers[i].kind == LayerKind::Bottleneck)
+        // Composite layers name their sub-ops in the per-op statistics after their place in the model;
+        // an imported model's layers after their ONNX nodes.
+        if (i < spec.layer_names.size() && !spec.layer_names[i].empty())
+            layers.back()->setOpPath(spec.layer_names[i]);
+        else if (spec.layers[i].kind == LayerKind::Bottleneck)
             layers.back()->setOpPath(std::string(layerKindName(spec.layers[i].kind)) + "_" + std::to_string(i));
         shape = layers.back()->outputShape();
         stack.paramCount += layers.back()->paramCount();

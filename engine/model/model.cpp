@@ -1,5 +1,7 @@
 #include "engine/model/model.h"
 
+#include <algorithm>
+
 #include "engine/model/layerstack.h"
 #include "engine/util/errors.h"
 
@@ -33,6 +35,15 @@ Model::Model(const ModelSpec& spec, const Dims& sampleShape, int64_t numClasses,
             l.initParams(rng);
             offset += l.paramCount();
         }
+    }
+    if (spec.initial) {
+        const ModelWeights& w = *spec.initial;
+        if (static_cast<int64_t>(w.params.size()) != paramCount_ || static_cast<int64_t>(w.state.size()) != stateCount_)
+            throw ModelError(w.origin + ": its weights hold " + std::to_string(w.params.size()) + " parameters and " +
+                             std::to_string(w.state.size()) + " state values, the model's layers " +
+                             std::to_string(paramCount_) + " and " + std::to_string(stateCount_));
+        std::copy(w.params.begin(), w.params.end(), params_.data());
+        std::copy(w.state.begin(), w.state.end(), state_.data());
     }
 }
 

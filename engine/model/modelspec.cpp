@@ -1,5 +1,6 @@
 #include "engine/model/modelspec.h"
 
+#include <filesystem>
 #include <stdexcept>
 
 namespace trainbench::engine {
@@ -83,6 +84,12 @@ const char* layerKindName(LayerKind kind) {
         case LayerKind::Bottleneck: return "bottleneck";
     }
     return "?";
+}
+
+std::string modelName(const ModelSpec& spec) {
+    if (!spec.preset.empty()) return spec.preset;
+    if (!spec.onnx.empty()) return "onnx(" + std::filesystem::path(spec.onnx).filename().string() + ")";
+    return "custom(" + std::to_string(spec.layers.size()) + " layers)";
 }
 
 }  // namespace trainbench::engine

@@ -65,6 +65,10 @@ void addAttributes(::onnx::NodeProto* n, const graph::Node& node) {
             a->set_name("epsilon");
             a->set_type(::onnx::AttributeProto::FLOAT);
             a->set_f(node.epsilon);
+            ::onnx::AttributeProto* m = n->add_attribute();
+            m->set_name("momentum");
+            m->set_type(::onnx::AttributeProto::FLOAT);
+            m->set_f(node.momentum);
             break;
         }
         case graph::OpKind::Flatten: addInt(n, "axis", 1); break;

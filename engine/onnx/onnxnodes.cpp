@@ -161,6 +161,7 @@ graph::Node importNode(const ::onnx::NodeProto& n, int64_t opset, const std::str
             requireInt(n, "training_mode", 0, where);
             requireInt(n, "spatial", 1, where);
             if (const ::onnx::AttributeProto* e = findAttribute(n, "epsilon")) node.epsilon = e->f();
+            if (const ::onnx::AttributeProto* m = findAttribute(n, "momentum")) node.momentum = m->f();
             break;
         }
         case graph::OpKind::Clip: {

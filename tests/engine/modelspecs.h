@@ -24,8 +24,8 @@ inline LayerSpec conv(int filters, int kernel, int stride = 1, int padding = 0, 
 }
 inline const LayerSpec relu = of(LayerKind::ReLU), flatten = of(LayerKind::Flatten);
 
-inline ModelSpec custom(std::vector<LayerSpec> layers) { return ModelSpec{"", std::move(layers), {}}; }
-inline ModelSpec preset(const std::string& name) { return ModelSpec{name, presetLayers(name), {}}; }
+inline ModelSpec custom(std::vector<LayerSpec> layers) { return ModelSpec{"", std::move(layers), {}, {}, {}}; }
+inline ModelSpec preset(const std::string& name) { return ModelSpec{name, presetLayers(name), {}, {}, {}}; }
 
 struct Batch {
     int64_t n;

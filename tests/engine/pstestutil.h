@@ -132,7 +132,7 @@ inline ModelSpec denseModel(int hidden, int classes) {
     dense.units = hidden;
     relu.kind = LayerKind::ReLU;
     out.units = classes;
-    return ModelSpec{"", {flatten, dense, relu, out}, {}};
+    return ModelSpec{"", {flatten, dense, relu, out}, {}, {}, {}};
 }
 
 // n values in ±[0.1, 1): no zeros or tiny values, whose squares (Adam's v) would be denormal and

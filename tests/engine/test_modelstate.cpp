@@ -33,12 +33,12 @@ ModelSpec withBatchNorm() {
     block.stride = 2;
     LayerSpec dense = of(LayerKind::Dense);
     dense.units = 3;
-    return {"", {conv, of(LayerKind::BatchNorm), of(LayerKind::ReLU), block, of(LayerKind::GlobalAvgPool), dense}, {}};
+    return {"", {conv, of(LayerKind::BatchNorm), of(LayerKind::ReLU), block, of(LayerKind::GlobalAvgPool), dense}, {}, {}, {}};
 }
 ModelSpec withoutBatchNorm() {
     LayerSpec dense = of(LayerKind::Dense);
     dense.units = 3;
-    return {"", {of(LayerKind::Flatten), dense}, {}};
+    return {"", {of(LayerKind::Flatten), dense}, {}, {}, {}};
 }
 
 // A few training steps on random data: parameters and running statistics move off their start.
