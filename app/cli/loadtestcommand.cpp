@@ -361,8 +361,7 @@ int loadtestCommand(const LoadTestArgs& a, const StopSignals& signals) {
             if (model && model->run) {
                 const app::Experiment& x = model->run->experiment;
                 spec.dataset = x.data.dataset;
-                spec.model = x.model.preset.empty() ? "custom(" + std::to_string(x.model.layers.size()) + " layers)"
-                                                    : x.model.preset;
+                spec.model = engine::modelName(x.model);
                 const app::DevicePlan d = app::planDevices(x);
                 if (!d.spec.id.empty()) spec.device_type = d.spec.id;
                 spec.device_count = 1;

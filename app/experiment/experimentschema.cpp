@@ -215,7 +215,7 @@ SchemaKey modelSection() {
     layers.layerTypes = layerTypes();
     SchemaKey onnx = path("onnx", nullptr,
                           "An ONNX model of your own (docs/onnx.md): estimate, plan-serving, predict and serve take it; "
-                          "run does not train imported graphs yet.",
+                          "run trains it from its own weights when every node has a backward in the engine.",
                           [](const json& v, Experiment& out) {
                               out.model.onnx = v.get<std::string>();
                               out.model.preset.clear();

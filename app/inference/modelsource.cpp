@@ -7,6 +7,7 @@
 #include "engine/graph/servablegraph.h"
 #include "engine/onnx/onnxerror.h"
 #include "engine/onnx/onnximport.h"
+#include "engine/onnx/onnxtrainable.h"
 #include "profiler/store/runattributes.h"
 #include "profiler/store/runstore.h"
 #include "profiler/store/storeerror.h"
@@ -56,7 +57,8 @@ ModelSource openRun(const std::string& model, const std::string& db) {
     // Shape and classes are the data's: open it as the run did (one batch of the run's size).
     engine::TrainingData data = openTrainingData(x.data, x.train.batch_size, x.train.seed);
     engine::graph::ServableSource source;
-    source.spec = x.model;
+    // An imported model's run trained the layers its graph maps onto.
+    source.spec = engine::onnx::trainableModel(x.model);
     source.sample_shape = {data.channels, data.height, data.width};
     source.classes = data.num_classes;
     source.metadata = metadataFor(x);

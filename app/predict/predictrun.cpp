@@ -160,7 +160,7 @@ profiler::RunSpec specFor(const PredictRequest& r, const Prepared& p, const Devi
     spec.threads = threads;
     spec.dataset = x.data.dataset;
     if (!p.model.run) spec.model = "onnx(" + std::filesystem::path(p.model.file).filename().string() + ")";
-    else spec.model = x.model.preset.empty() ? "custom(" + std::to_string(x.model.layers.size()) + " layers)" : x.model.preset;
+    else spec.model = engine::modelName(x.model);
     if (!d.spec.id.empty()) spec.device_type = d.spec.id;
     spec.device_count = 1;  // the host: its replicas share it
     spec.price_per_device_hour = d.price_per_device_hour;

@@ -6,6 +6,7 @@
 #include <exception>
 #include <stdexcept>
 
+#include "engine/onnx/onnxtrainable.h"
 #include "engine/strategy/parameterserver.h"
 #include "engine/strategy/psworker.h"
 #include "profiler/format/numberformat.h"
@@ -53,7 +54,7 @@ RunOutcome trainSteps(const RunRequest& request, const Placement& place) {
     c.token = request.jobToken;
     c.index = static_cast<uint32_t>(cluster.task_index);
     c.threads = place.threadsPerReplica;
-    c.model = x.model;
+    c.model = engine::onnx::trainableModel(x.model);  // the data's shape comes later, from the coordinator
     c.seed = x.train.seed;
     c.timeout = std::chrono::milliseconds(static_cast<int64_t>(x.strategy.timeout_s * 1000));
     c.connectTimeout = std::max(c.timeout, std::chrono::milliseconds(60'000));

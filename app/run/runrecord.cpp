@@ -23,7 +23,7 @@ profiler::RunSpec specFor(const Experiment& x, const Placement& p, const DeviceP
     spec.global_batch = p.globalBatch;
     spec.threads = p.threadsPerReplica * p.replicas;
     spec.dataset = x.data.dataset;
-    spec.model = x.model.preset.empty() ? "custom(" + std::to_string(x.model.layers.size()) + " layers)" : x.model.preset;
+    spec.model = engine::modelName(x.model);
     if (x.train.target_accuracy > 0) spec.target_accuracy = x.train.target_accuracy;
     spec.clock = d.emulated ? "virtual" : "wall";
     if (!d.spec.id.empty()) spec.device_type = d.spec.id;

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "app/run/emulatedrun.h"
+#include "engine/onnx/onnxtrainable.h"
 #include "engine/strategy/strategyfactory.h"
 
 namespace trainbench::app {
@@ -12,7 +13,8 @@ engine::StrategySpec strategySpecFor(const RunRequest& request, const RunPlan& p
     const Experiment& x = request.experiment;
     engine::StrategySpec s;
     s.kind = x.strategy.type;
-    s.replica = {.model = x.model, .sampleShape = shape, .numClasses = classes, .optimizer = x.optimizer,
+    // An imported model trains on the engine's layers, starting from its own weights.
+    s.replica = {.model = engine::onnx::trainableModel(x.model, shape, classes), .sampleShape = shape, .numClasses = classes, .optimizer = x.optimizer,
                  .seed = x.train.seed, .threads = plan.place.threadsPerReplica};
     s.replicas = plan.place.replicas;
     s.emulated = plan.devices.emulated;

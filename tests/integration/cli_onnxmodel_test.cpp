@@ -3,7 +3,7 @@
 // preset is — the same forward and backward time on every slice of the shape-only ImageNet
 // experiment, and the same inference latency and cost on every catalog device — so an imported model
 // is timed from its graph as the engine would run it. A model whose examples are not the data's is
-// refused naming both shapes, and `run` says it does not train imported graphs.
+// refused naming both shapes, by `run` too; `run` trains an imported model from its own weights.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -14,7 +14,10 @@
 #include "engine/device/cpudevice.h"
 #include "engine/graph/graphfrommodel.h"
 #include "engine/model/layerstack.h"
+#include "engine/model/model.h"
 #include "engine/onnx/onnxexport.h"
+#include "engine/onnx/onnximport.h"
+#include "profiler/store/runstore.h"
 #include "tests/integration/clirunner.h"
 
 using trainbench::testing::runCli;
@@ -25,16 +28,22 @@ namespace {
 const std::string kImageNet = std::string(TRAINBENCH_SOURCE_DIR) + "/experiments/resnet50-imagenet-estimate.json";
 
 // The preset `name` for `sample` and `classes` as an ONNX file (zero weights: only the graph counts).
+// With a seed, the weights are a model's seeded initialisation instead.
 std::string writePresetOnnx(const std::string& name, const trainbench::engine::Dims& sample, int64_t classes,
-                            const std::filesystem::path& dir) {
+                            const std::filesystem::path& dir, uint64_t seed = 0) {
     namespace engine = trainbench::engine;
     engine::ModelSpec spec;
     spec.preset = name;
     spec.layers = engine::presetLayers(name);
     engine::CpuDevice dev(1);
     const engine::LayerStack stack = engine::buildLayerStack(spec, sample, classes, dev);
-    const std::vector<float> params(static_cast<size_t>(stack.paramCount), 0.0f);
-    const std::vector<float> state(static_cast<size_t>(stack.stateCount), 1.0f);
+    std::vector<float> params(static_cast<size_t>(stack.paramCount), 0.0f);
+    std::vector<float> state(static_cast<size_t>(stack.stateCount), 1.0f);
+    if (seed != 0) {
+        const engine::Model model(spec, sample, classes, dev, seed);
+        params.assign(model.params(), model.params() + model.paramCount());
+        state.assign(model.state().begin(), model.state().end());
+    }
     const std::string path = (dir / (name + ".onnx")).string();
     engine::onnx::writeOnnx(engine::graph::graphFromModel(spec, sample, classes, params, state), path, {name});
     return path;
@@ -120,12 +129,62 @@ TEST(CliOnnxModel, AModelForOtherExamplesIsRefusedNamingBothShapesAndRunDoesNotT
     EXPECT_NE(missing.err.find("model.onnx"), std::string::npos) << missing.err;
     EXPECT_NE(missing.err.find("nosuch.onnx"), std::string::npos) << missing.err;
 
-    const std::string w1 = writePresetOnnx("mlp", {1, 28, 28}, 10, tmp.path);
+    // `run` checks the same before it trains.
     const auto run = runCli({"run", std::string(TRAINBENCH_SOURCE_DIR) + "/experiments/fmnist-mlp.json", "--set",
-                             "model.onnx=" + w1, "--db", (tmp.path / "runs.db").string()},
+                             "model.onnx=" + fixture, "--db", (tmp.path / "runs.db").string()},
                             tmp.path);
     EXPECT_NE(run.exitCode, 0);
-    EXPECT_NE((run.err + run.out).find("does not train imported ONNX graphs yet"), std::string::npos) << run.err << run.out;
+    EXPECT_NE((run.err + run.out).find("the model takes examples of 3x16x16 and outputs 10 classes; the data has 1x28x28 and 10"),
+              std::string::npos)
+        << run.err << run.out;
+}
+
+// W1 written as ONNX with seeded weights trains with `run` like the preset (on a slice of
+// Fashion-MNIST), is recorded as onnx(mlp.onnx), and its checkpoint exports and predicts as any
+// run's does; a model with nodes the engine cannot train is refused naming them.
+TEST(CliOnnxModel, RunTrainsAnImportedModelAndItsCheckpointExports) {
+    TempDir tmp;
+    const std::string db = (tmp.path / "runs.db").string();
+    const std::string w1 = writePresetOnnx("mlp", {1, 28, 28}, 10, tmp.path, 11);
+    const auto run = runCli({"run", std::string(TRAINBENCH_SOURCE_DIR) + "/experiments/fmnist-mlp.json", "--set",
+                             "model.onnx=" + w1, "--set", "data.fraction=0.05", "--set", "train.epochs=2", "--set",
+                             "train.checkpoint_at_end=true", "--db", db, "-q"},
+                            tmp.path);
+    ASSERT_EQ(run.exitCode, 0) << run.err << run.out;
+    {
+        auto store = trainbench::profiler::RunStore::open(db, trainbench::profiler::OpenMode::ReadOnly);
+        const auto rows = store.listRuns();
+        ASSERT_EQ(rows.size(), 1u);
+        EXPECT_EQ(rows[0].model.value_or(""), "onnx(mlp.onnx)");
+        // 784-512-256-10 from its own weights: well past chance on a twentieth of the data.
+        EXPECT_GT(rows[0].final_accuracy.value_or(0.0), 0.6);
+    }
+    const std::string exported = (tmp.path / "trained.onnx").string();
+    const auto exp = runCli({"export-model", "1", "-o", exported, "--db", db}, tmp.path);
+    EXPECT_EQ(exp.exitCode, 0) << exp.err << exp.out;
+    EXPECT_TRUE(std::filesystem::exists(exported));
+
+    // The same model with its ReLUs as ReLU6 (Clip): no backward in the engine, each node named.
+    namespace engine = trainbench::engine;
+    engine::graph::Graph clipped = engine::onnx::readOnnx(w1);
+    std::string first;
+    for (engine::graph::Node& n : clipped.nodes)
+        if (n.kind == engine::graph::OpKind::Relu && first.empty()) {
+            n.kind = engine::graph::OpKind::Clip;
+            n.clip_min = 0.0f;
+            n.clip_max = 6.0f;
+            first = n.name;
+        }
+    ASSERT_FALSE(first.empty());
+    const std::string relu6 = (tmp.path / "relu6.onnx").string();
+    engine::onnx::writeOnnx(clipped, relu6, {"relu6"});
+    const auto refused = runCli({"run", std::string(TRAINBENCH_SOURCE_DIR) + "/experiments/fmnist-mlp.json", "--set",
+                                 "model.onnx=" + relu6, "--db", db, "-q"},
+                                tmp.path);
+    EXPECT_NE(refused.exitCode, 0);
+    EXPECT_NE((refused.err + refused.out).find("cannot train it: 1 node has no backward in the engine: '" + first + "' (Clip)"),
+              std::string::npos)
+        << refused.err << refused.out;
 }
 
 // torchvision's ResNet-50 and MobileNetV2 as PyTorch exports them, stripped to shapes
