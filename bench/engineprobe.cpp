@@ -34,6 +34,7 @@
 #include "bench/servingbench.h"
 #include "bench/sourcesprobe.h"
 #include "bench/hostmodelbench.h"
+#include "bench/importedmodelbench.h"
 #include "bench/inferencebench.h"
 #include "bench/kernelfitbench.h"
 #include "bench/steploop.h"
@@ -378,6 +379,15 @@ int main(int argc, char** argv) {
     inf->add_option("--peer-arg", inference.peerArgs, "argument for bench/pytorch_infer.py (repeatable)");
     inf->add_option("--python", inference.python, "interpreter with torch (default /usr/bin/python3)");
     inf->add_flag("--unfolded", inference.unfolded, "run the graph as built (no BN folding or ReLU fusion)");
+    trainbench::bench::ImportedModelBenchOptions imported;
+    auto* im = app.add_subcommand("imported-model", "W1/W2 exported by PyTorch to ONNX and imported vs the presets: train and infer");
+    im->add_option("--workloads", imported.workloads, "w1, w2 (default both)")->delimiter(',');
+    im->add_option("-t,--threads", imported.threads, "threads of both sides (default 2)");
+    im->add_option("-r,--rounds", imported.rounds, "pairs per workload (default 5)");
+    im->add_option("--steps", imported.trainSteps, "timed training steps per side and round (default 60)");
+    im->add_option("-q,--queries", imported.queries, "batch-1 queries per side and round (default 1000)");
+    im->add_option("--onnx-dir", imported.onnxDir, "where w1.onnx and w2.onnx are (written there by bench/export_workloads_onnx.py when missing)");
+    im->add_option("--python", imported.python, "interpreter with torch (default /usr/bin/python3)");
     trainbench::bench::ServedModelBenchOptions served;
     auto* sm = app.add_subcommand("served-model", "W1/W2 served over loopback vs the in-process call; W2 QPS with and without batching");
     sm->add_option("--workloads", served.workloads, "w1, w2 (default both) for the latency figure")->delimiter(',');
@@ -391,6 +401,7 @@ int main(int argc, char** argv) {
     sm->add_option("--client-threads", served.clientThreads, "load generator threads (default 1)");
     CLI11_PARSE(app, argc, argv);
     if (*sm) return trainbench::bench::servedModelBench(served);
+    if (*im) return trainbench::bench::importedModelBench(imported);
     if (*sb) return trainbench::bench::servingBatchingBench(serving);
     if (*si) return trainbench::bench::servingIdleBench(serving);
     if (*inf) return trainbench::bench::inferenceBench(inference);
