@@ -3,11 +3,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <stdexcept>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -137,8 +140,11 @@ Import ours(const std::string& path) {
 Import peer(const OnnxImportBenchOptions& o) {
     const ChildRun run = runChild({o.python, o.peer, o.model});
     if (run.exitCode != 0) return {false, "onnx.load: exit " + std::to_string(run.exitCode) + ": " + run.err};
-    const size_t line = run.out.find_last_of('{');
-    return fromJson(line == std::string::npos ? run.out : run.out.substr(line), "onnx.load");
+    std::string last;  // the peer prints one JSON line, last
+    std::istringstream lines(run.out);
+    for (std::string line; std::getline(lines, line);)
+        if (!line.empty()) last = line;
+    return fromJson(last, "onnx.load");
 }
 
 double mb(double bytes) { return bytes / 1e6; }
