@@ -13,6 +13,8 @@
 //    instrumentationcost.cpp); `classify`: reclassifying a stored 10,000-step run (classifybench.cpp).
 //  * `serving-batching`, `serving-idle`: the inference server's dynamic batching and its behaviour
 //    under many idle connections (servingbench.cpp).
+//  * `onnx-import`: reading an ONNX model with its weights against python3-onnx's onnx.load
+//    (onnximportbench.cpp).
 //  * `scaling`: the scaling sweep of multi_worker (sync) and parameter_server (async) over 1, 2, 4
 //    workers on W1 and W2, through trainbench-cli into a run store (scalingbench.cpp).
 // Timings alternate A, B, A, B ... and report medians, so machine drift hits both sides alike.
@@ -37,6 +39,7 @@
 #include "bench/importedmodelbench.h"
 #include "bench/inferencebench.h"
 #include "bench/kernelfitbench.h"
+#include "bench/onnximportbench.h"
 #include "bench/steploop.h"
 #include "bench/strategybench.h"
 #include "engine/data/batcher.h"
@@ -399,7 +402,19 @@ int main(int argc, char** argv) {
     sm->add_option("--max-batch", served.maxBatch, "the batching side's max_batch_size (default 64)");
     sm->add_option("--timeout-micros", served.timeoutMicros, "its batch_timeout_micros (default 1000)");
     sm->add_option("--client-threads", served.clientThreads, "load generator threads (default 1)");
+    trainbench::bench::OnnxImportBenchOptions onnxImport;
+    onnxImport.peer = std::string(TRAINBENCH_SOURCE_DIR) + "/bench/onnx_load_peer.py";
+    auto* oi = app.add_subcommand("onnx-import", "readOnnx of a model with weights vs python3-onnx's onnx.load: time, peak memory");
+    oi->add_option("--model", onnxImport.model, "the .onnx file (bench/make_resnet50_onnx.py writes ResNet-50's)")->required();
+    oi->add_option("-r,--repeats", onnxImport.repeats, "rounds of (trainbench, onnx.load) (default 5)")->check(CLI::PositiveNumber);
+    oi->add_option("--python", onnxImport.python, "interpreter with python3-onnx (default /usr/bin/python3)");
+    bool noPeer = false;
+    oi->add_flag("--no-peer", noPeer, "leave out the onnx.load comparator");
     CLI11_PARSE(app, argc, argv);
+    if (*oi) {
+        if (noPeer) onnxImport.peer.clear();
+        return trainbench::bench::onnxImportBench(onnxImport);
+    }
     if (*sm) return trainbench::bench::servedModelBench(served);
     if (*im) return trainbench::bench::importedModelBench(imported);
     if (*sb) return trainbench::bench::servingBatchingBench(serving);

@@ -1,6 +1,9 @@
 #include "engine/onnx/onnximport.h"
 
+#include <fcntl.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <onnx/onnx_pb.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -138,6 +141,53 @@ void undoExportAdditions(graph::Graph& g) {
     }
 }
 
+// A quantized model's QDQ pairs are not ops of the fp32 IR: say what the file is.
+void refuseQuantized(const ::onnx::ModelProto& m, const std::string& origin) {
+    for (const ::onnx::NodeProto& n : m.graph().node())
+        if ((n.domain().empty() || n.domain() == "ai.onnx") && (n.op_type() == "QuantizeLinear" || n.op_type() == "DequantizeLinear"))
+            throw OnnxError(origin + ": node '" + n.name() + "' (" + n.op_type() + "): a quantized (QDQ) model; this reads "
+                            "fp32 models (a trainbench int8 model is read with readQuantizedOnnx, docs/onnx.md)");
+}
+
+// Gives a converted initializer's data back to the allocator (clear_* keeps the capacity), so that an
+// import holds each weight once plus the one being converted, not the whole model twice.
+void releaseData(::onnx::TensorProto& t) {
+    std::string().swap(*t.mutable_raw_data());
+    google::protobuf::RepeatedField<float>().Swap(t.mutable_float_data());
+    google::protobuf::RepeatedField<int32_t>().Swap(t.mutable_int32_data());
+}
+
+// An open file descriptor, closed on the way out.
+struct FileDescriptor {
+    int fd;
+    ~FileDescriptor() {
+        if (fd >= 0) ::close(fd);
+    }
+};
+
+// The model in the file at `path`, parsed as it is read: only protobuf's buffer of the file is held,
+// not a copy of the whole file. The same checks and messages as readModelBytes() + parseModel().
+::onnx::ModelProto readModel(const std::string& path) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec) throw OnnxError(path + ": cannot read: " + ec.message());
+    if (static_cast<int64_t>(size) > kMaxFileBytes)
+        throw OnnxError(path + ": " + std::to_string(size) + " bytes, over the " + std::to_string(kMaxFileBytes) + " cap");
+    const FileDescriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+    if (file.fd < 0) throw OnnxError(path + ": cannot read its " + std::to_string(size) + " bytes");
+    google::protobuf::io::FileInputStream input(file.fd, 1 << 20);
+    google::protobuf::io::LimitingInputStream limited(&input, static_cast<int64_t>(size));  // what file_size said, as before
+    ::onnx::ModelProto m;
+    const bool parsed = m.ParseFromZeroCopyStream(&limited);
+    if (input.GetErrno() != 0 || (parsed && limited.ByteCount() != static_cast<int64_t>(size)))
+        throw OnnxError(path + ": cannot read its " + std::to_string(size) + " bytes");
+    if (!parsed)
+        throw OnnxError(path + ": not an ONNX model: its " + std::to_string(size) +
+                        " bytes do not parse as a ModelProto (truncated or corrupt)");
+    if (!m.has_graph()) throw OnnxError(path + ": the model has no graph");
+    return m;
+}
+
 }  // namespace
 
 ::onnx::ModelProto parseModel(std::string_view bytes, const std::string& origin) {
@@ -152,25 +202,28 @@ void undoExportAdditions(graph::Graph& g) {
 }
 
 graph::Graph importOnnx(std::string_view bytes, const std::string& origin, const ImportOptions& options) {
-    const ::onnx::ModelProto m = parseModel(bytes, origin);
-    // A quantized model's QDQ pairs are not ops of the fp32 IR: say what the file is.
-    for (const ::onnx::NodeProto& n : m.graph().node())
-        if ((n.domain().empty() || n.domain() == "ai.onnx") && (n.op_type() == "QuantizeLinear" || n.op_type() == "DequantizeLinear"))
-            throw OnnxError(origin + ": node '" + n.name() + "' (" + n.op_type() + "): a quantized (QDQ) model; this reads "
-                            "fp32 models (a trainbench int8 model is read with readQuantizedOnnx, docs/onnx.md)");
-    return importModel(m, origin, options.shapes_only);
+    ::onnx::ModelProto m = parseModel(bytes, origin);
+    refuseQuantized(m, origin);
+    return importModel(std::move(m), origin, options.shapes_only);
 }
 
-graph::Graph importModel(const ::onnx::ModelProto& m, const std::string& origin, bool shapesOnly) {
+namespace {
+
+// importModel's work; with `owned` (the same model, to be dropped) each initializer's data is
+// released as soon as it is converted.
+graph::Graph importModelReleasing(const ::onnx::ModelProto& m, ::onnx::ModelProto* owned, const std::string& origin,
+                                  bool shapesOnly) {
     const int64_t opset = defaultOpset(m, origin);
     const ::onnx::GraphProto& gp = m.graph();
 
     graph::Graph g;
-    for (const ::onnx::TensorProto& t : gp.initializer()) {
+    for (int i = 0; i < gp.initializer_size(); ++i) {
+        const ::onnx::TensorProto& t = gp.initializer(i);
         if (g.initializers.count(t.name())) throw OnnxError(origin + ": initializer '" + t.name() + "' appears twice");
         bool stripped = false;
         g.initializers.emplace(t.name(), importInitializer(t, origin, shapesOnly ? &stripped : nullptr));
         g.weightless = g.weightless || stripped;
+        if (owned) releaseData(*owned->mutable_graph()->mutable_initializer(i));
     }
     // Older exporters list the initializers among the inputs too; the graph's input is the rest.
     for (const ::onnx::ValueInfoProto& v : gp.input()) {
@@ -250,6 +303,16 @@ graph::Graph importModel(const ::onnx::ModelProto& m, const std::string& origin,
     return g;
 }
 
+}  // namespace
+
+graph::Graph importModel(const ::onnx::ModelProto& m, const std::string& origin, bool shapesOnly) {
+    return importModelReleasing(m, nullptr, origin, shapesOnly);
+}
+
+graph::Graph importModel(::onnx::ModelProto&& m, const std::string& origin, bool shapesOnly) {
+    return importModelReleasing(m, &m, origin, shapesOnly);
+}
+
 std::string readModelBytes(const std::string& path) {
     std::error_code ec;
     const auto size = std::filesystem::file_size(path, ec);
@@ -264,7 +327,9 @@ std::string readModelBytes(const std::string& path) {
 }
 
 graph::Graph readOnnx(const std::string& path, const ImportOptions& options) {
-    graph::Graph g = importOnnx(readModelBytes(path), path, options);
+    ::onnx::ModelProto m = readModel(path);
+    refuseQuantized(m, path);
+    graph::Graph g = importModel(std::move(m), path, options.shapes_only);
     if (g.metadata.source_run.empty()) g.metadata.source_run = "ONNX file " + path;
     return g;
 }

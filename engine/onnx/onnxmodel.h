@@ -26,5 +26,8 @@ std::string readModelBytes(const std::string& path);
 // The graph of a parsed fp32 model: opset, initializers, input and output, nodes, metadata, the
 // export's additions undone, validated (GraphError rewrapped as OnnxError naming `origin`).
 graph::Graph importModel(const ::onnx::ModelProto& model, const std::string& origin, bool shapesOnly = false);
+// The same, releasing each initializer's data once it is converted (the model is left without its
+// weights): the import then holds the weights about once, not twice.
+graph::Graph importModel(::onnx::ModelProto&& model, const std::string& origin, bool shapesOnly = false);
 
 }  // namespace trainbench::engine::onnx

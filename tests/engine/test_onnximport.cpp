@@ -259,6 +259,37 @@ TEST_F(OnnxImportFile, AMissingFileIsNamed) {
     }
 }
 
+// readOnnx parses the file as it reads it and drops each tensor's data once converted: it gives the
+// graph importOnnx gives for the file's bytes, from raw_data as from float_data.
+TEST_F(OnnxImportFile, AFileImportsAsItsBytesDo) {
+    ::onnx::ModelProto m = foreignModel();
+    ::onnx::TensorProto* w = m.mutable_graph()->mutable_initializer(0);  // fc.weight as raw_data, fc.bias as float_data
+    const std::vector<float> values(w->float_data().begin(), w->float_data().end());
+    w->clear_float_data();
+    w->set_raw_data(std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float)));
+    const std::string bytes = bytesOf(m);
+    test::writeText(path("model.onnx"), bytes);
+    const graph::Graph fromFile = onnx::readOnnx(path("model.onnx"));
+    const graph::Graph fromBytes = onnx::importOnnx(bytes, "model.onnx");
+    ASSERT_EQ(fromFile.initializers.size(), 2u);
+    for (const auto& [name, init] : fromBytes.initializers) {
+        EXPECT_EQ(fromFile.initializers.at(name).dims, init.dims) << name;
+        EXPECT_EQ(fromFile.initializers.at(name).values, init.values) << name;
+    }
+    EXPECT_EQ(fromFile.initializers.at("fc.weight").values, values);
+    EXPECT_EQ(fromFile.nodes.size(), fromBytes.nodes.size());
+    EXPECT_EQ(fromFile.metadata.source_run, "ONNX file " + path("model.onnx"));
+}
+
+TEST_F(OnnxImportFile, ATruncatedFileIsNamedAsNotAModel) {
+    const std::string bytes = bytesOf(foreignModel());
+    test::writeText(path("half.onnx"), bytes.substr(0, bytes.size() / 2));
+    const std::string e = test::errorOf<onnx::OnnxError>([&] { onnx::readOnnx(path("half.onnx")); });
+    EXPECT_NE(e.find(path("half.onnx") + ": not an ONNX model: its " + std::to_string(bytes.size() / 2) + " bytes"),
+              std::string::npos) << e;
+    EXPECT_NE(e.find("truncated or corrupt"), std::string::npos) << e;
+}
+
 }  // namespace
 }  // namespace trainbench::engine
 
