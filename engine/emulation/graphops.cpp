@@ -183,6 +183,46 @@ private:
                 if (training_ && needsInputGrad(n)) out.emplace_back(opcost::globalAvgPooling(false, src), StepPart::Backward);
                 return;
             case graph::OpKind::Flatten: return;  // a view of its input
+            case graph::OpKind::Sigmoid:
+            case graph::OpKind::Tanh: {
+                // exp and a division per element; the backward reads the output and its gradient.
+                const bool sigmoid = n.kind == graph::OpKind::Sigmoid;
+                out.emplace_back(opcost::elementwise(sigmoid ? "eltwise_logistic_forward" : "eltwise_tanh_forward", src, 2, 4.0),
+                                 StepPart::Forward);
+                if (training_ && needsInputGrad(n))
+                    out.emplace_back(opcost::elementwise(sigmoid ? "eltwise_logistic_backward" : "eltwise_tanh_backward", src, 3, 3.0),
+                                     StepPart::Backward);
+                return;
+            }
+            case graph::OpKind::Softmax:
+                // max, exp, sum and a division per element: reads its input twice, writes once.
+                out.emplace_back(opcost::elementwise("softmax_forward", src, 3, 4.0), StepPart::Forward);
+                if (training_ && needsInputGrad(n)) out.emplace_back(opcost::elementwise("softmax_backward", src, 3, 3.0), StepPart::Backward);
+                return;
+            case graph::OpKind::AveragePool: {
+                // kernel^2 additions per output, as a max pooling's comparisons.
+                out.emplace_back(opcost::maxPooling(true, src, dst, n.kernel, false), StepPart::Forward);
+                out.back().cost.kind = "pooling_avg_forward";
+                if (training_ && needsInputGrad(n)) {
+                    out.emplace_back(opcost::maxPooling(false, src, dst, n.kernel, false), StepPart::Backward);
+                    out.back().cost.kind = "pooling_avg_backward";
+                }
+                return;
+            }
+            case graph::OpKind::Mul:
+            case graph::OpKind::Sub:
+            case graph::OpKind::Div: {
+                // One op per element over a's size (an initializer b is small, or a value of a's size).
+                const bool values = shapes_.count(n.inputs[1]) > 0;
+                const char* kinds[] = {"binary_mul", "binary_sub", "binary_div"};
+                const int k = n.kind == graph::OpKind::Mul ? 0 : n.kind == graph::OpKind::Sub ? 1 : 2;
+                out.emplace_back(opcost::elementwise(kinds[k], dst, values ? 3 : 2, 1.0), StepPart::Forward);
+                // The gradients of a and (a value's) b: one op each over the output's gradient.
+                if (training_ && needsInputGrad(n)) out.emplace_back(opcost::elementwise(kinds[k], dst, 3, 1.0), StepPart::Backward);
+                if (training_ && values && gradient_.count(n.inputs[1]))
+                    out.emplace_back(opcost::elementwise(kinds[k], dst, 3, 1.0), StepPart::Backward);
+                return;
+            }
             case graph::OpKind::Add:
                 // Its backward hands the gradient to both inputs as it is; a fused ReLU's is undone first.
                 out.emplace_back(opcost::binaryAdd(dst, n.fused_relu), StepPart::Forward);

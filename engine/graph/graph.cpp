@@ -10,9 +10,10 @@
 namespace trainbench::engine::graph {
 
 namespace {
-constexpr OpKind kKinds[] = {OpKind::Conv,    OpKind::Gemm,              OpKind::BatchNormalization,
-                             OpKind::Relu,    OpKind::MaxPool,           OpKind::GlobalAveragePool,
-                             OpKind::Flatten, OpKind::Add,               OpKind::Clip};
+constexpr OpKind kKinds[] = {OpKind::Conv,    OpKind::Gemm,    OpKind::BatchNormalization, OpKind::Relu,
+                             OpKind::MaxPool, OpKind::GlobalAveragePool, OpKind::Flatten, OpKind::Add,
+                             OpKind::Clip,    OpKind::Sigmoid, OpKind::Tanh,               OpKind::AveragePool,
+                             OpKind::Softmax, OpKind::Mul,     OpKind::Sub,                OpKind::Div};
 }  // namespace
 
 const char* opKindName(OpKind kind) {
@@ -26,6 +27,13 @@ const char* opKindName(OpKind kind) {
         case OpKind::Flatten: return "Flatten";
         case OpKind::Add: return "Add";
         case OpKind::Clip: return "Clip";
+        case OpKind::Sigmoid: return "Sigmoid";
+        case OpKind::Tanh: return "Tanh";
+        case OpKind::AveragePool: return "AveragePool";
+        case OpKind::Softmax: return "Softmax";
+        case OpKind::Mul: return "Mul";
+        case OpKind::Sub: return "Sub";
+        case OpKind::Div: return "Div";
     }
     return "?";
 }

@@ -34,8 +34,15 @@ enum class OpKind {
     MaxPool,             // inputs: x; attrs: kernel, stride, pads
     GlobalAveragePool,   // inputs: x
     Flatten,             // inputs: x ([N, ...] -> [N, prod(...)])
-    Add,                 // inputs: a, b (same shape); fused_relu (a residual block's out = relu(a + b))
+    Add,                 // inputs: a, b (same shape, or b an initializer as for Mul); fused_relu (a residual block's out = relu(a + b))
     Clip,                // inputs: x; attrs: clip_min, clip_max (ReLU6: 0 and 6)
+    Sigmoid,             // inputs: x
+    Tanh,                // inputs: x
+    AveragePool,         // inputs: x; attrs: kernel, stride, pads, count_include_pad
+    Softmax,             // inputs: x, a [features] value: over its features (the classes of a classifier's head)
+    Mul,                 // inputs: a, b: b a value of a's shape, or an initializer broadcast against a per example
+    Sub,                 //   (ONNX's rules from the right: [C, 1, 1] per channel, [1] or [] a scalar;
+    Div,                 //   a leading batch dimension of 1 allowed)
 };
 
 // The ONNX op_type of a kind ("Conv", "Gemm", ...), and back.
@@ -47,13 +54,15 @@ struct Node {
     OpKind kind = OpKind::Relu;
     std::vector<std::string> inputs;  // value or initializer names
     std::string output;               // the value it writes
-    // Conv / MaxPool: square kernels and strides, symmetric padding (what the engine's layers make;
+    // Conv / MaxPool / AveragePool: square kernels and strides, symmetric padding (what the engine's layers make;
     // an import that needs more says so by node name).
     int64_t kernel = 0, stride = 1, pad = 0;
     // Conv: input and output channels split into `group` independent convolutions (depthwise:
     // group = input channels); the weight is [filters, channels / group, kernel, kernel].
     int64_t group = 1;
     float clip_min = 0.0f, clip_max = 6.0f;  // Clip: min(max(x, clip_min), clip_max)
+    // AveragePool: padded cells count in the divisor (ONNX count_include_pad = 1) or not (0, its default).
+    bool count_include_pad = false;
     float epsilon = 1e-5f;            // BatchNormalization
     // BatchNormalization in training (not at inference): running = momentum * running + (1 - momentum)
     // * batch statistic, ONNX's convention (PyTorch's momentum 0.1 exports as 0.9).

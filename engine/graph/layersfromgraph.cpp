@@ -71,7 +71,8 @@ private:
         const auto noBackward = [&](const std::string& why) { missing_.push_back(describe(n, why)); };
         if (n.kind == OpKind::Add) {
             noBackward(" outside a ResNet bottleneck");
-        } else if (n.kind == OpKind::Clip) {
+        } else if (n.kind == OpKind::Clip || n.kind == OpKind::Sigmoid || n.kind == OpKind::Tanh || n.kind == OpKind::Softmax ||
+                   n.kind == OpKind::AveragePool || n.kind == OpKind::Mul || n.kind == OpKind::Sub || n.kind == OpKind::Div) {
             noBackward("");
         } else if (n.kind == OpKind::Conv && n.group != 1) {
             noBackward(" with group " + std::to_string(n.group));
@@ -113,8 +114,7 @@ private:
                     // The engine's global average pooling already gives [channels]: nothing to flatten.
                     if (!flat_) layer(LayerSpec{.kind = LayerKind::Flatten}, n.name);
                     break;
-                case OpKind::Add:
-                case OpKind::Clip: break;  // handled above
+                default: break;  // the kinds without a backward: handled above
             }
             if (n.fused_relu) relu(n.name + "/relu");
         }

@@ -73,10 +73,27 @@ const Dims& image(const Inputs& in, const Dims& x) {
 
 }  // namespace
 
+bool isBinary(OpKind kind) {
+    return kind == OpKind::Add || kind == OpKind::Mul || kind == OpKind::Sub || kind == OpKind::Div;
+}
+
+std::optional<Dims> broadcastDims(const Dims& x, const Dims& operand) {
+    Dims b = operand;
+    if (b.size() == x.size() + 1) {
+        if (b[0] != 1) return std::nullopt;
+        b.erase(b.begin());
+    }
+    if (b.size() > x.size()) return std::nullopt;
+    b.insert(b.begin(), x.size() - b.size(), 1);
+    for (size_t i = 0; i < x.size(); ++i)
+        if (b[i] != 1 && b[i] != x[i]) return std::nullopt;
+    return b;
+}
+
 Dims nodeOutputShape(const Graph& g, const Node& n, const std::map<std::string, Dims>& shapes, const std::string& where) {
     const Inputs in(g, n, shapes, where);
-    if (n.fused_relu && (n.kind == OpKind::Relu || n.kind == OpKind::MaxPool || n.kind == OpKind::GlobalAveragePool ||
-                         n.kind == OpKind::Flatten || n.kind == OpKind::Clip))
+    if (n.fused_relu && n.kind != OpKind::Conv && n.kind != OpKind::Gemm && n.kind != OpKind::BatchNormalization &&
+        n.kind != OpKind::Add)
         in.fail("fused_relu is only for Conv, Gemm, BatchNormalization and Add");
     switch (n.kind) {
         case OpKind::Conv: {
@@ -135,12 +152,41 @@ Dims nodeOutputShape(const Graph& g, const Node& n, const std::map<std::string, 
             if (!(n.clip_min <= n.clip_max))
                 in.fail("min " + std::to_string(n.clip_min) + " is above max " + std::to_string(n.clip_max));
             return in.value(0);
-        case OpKind::Add: {
+        case OpKind::Add:
+        case OpKind::Mul:
+        case OpKind::Sub:
+        case OpKind::Div: {
             in.count(2, 2, "two inputs");
             const Dims& a = in.value(0);
+            if (!shapes.count(n.inputs[1]) && g.initializers.count(n.inputs[1])) {
+                const Dims& b = in.init(1, "operand");
+                if (!broadcastDims(a, b))
+                    in.fail("its operand '" + n.inputs[1] + "' is " + dimsText(b) + ", which does not broadcast against its " +
+                            dimsText(a) + " input");
+                return a;
+            }
             const Dims& b = in.value(1);
-            if (a != b) in.fail("adds a " + dimsText(a) + " value to a " + dimsText(b) + " one");
+            if (a != b)
+                in.fail(std::string("combines a ") + dimsText(a) + " value with a " + dimsText(b) +
+                        " one (values must have the same shape; only an initializer broadcasts)");
             return a;
+        }
+        case OpKind::Sigmoid:
+        case OpKind::Tanh:
+            in.count(1, 1, "one input");
+            return in.value(0);
+        case OpKind::Softmax: {
+            in.count(1, 1, "one input");
+            const Dims& x = in.value(0);
+            if (x.size() != 1) in.fail("takes a [features] value (softmax over them), gets " + dimsText(x));
+            return x;
+        }
+        case OpKind::AveragePool: {
+            in.count(1, 1, "one input");
+            const Dims& x = image(in, in.value(0));
+            windowAttributes(in, n);
+            if (2 * n.pad > n.kernel) in.fail("pad " + std::to_string(n.pad) + " is more than half the kernel");
+            return {x[0], windowed(in, x[1], n), windowed(in, x[2], n)};
         }
     }
     in.fail("unknown op kind");

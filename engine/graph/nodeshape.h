@@ -2,6 +2,7 @@
 // The per-example output shape of one node, from the shapes of the values before it: the checks
 // Graph::valueShapes and Graph::validate make node by node.
 #include <map>
+#include <optional>
 #include <string>
 
 #include "engine/graph/graph.h"
@@ -13,5 +14,13 @@ namespace trainbench::engine::graph {
 // not fit the input.
 Dims nodeOutputShape(const Graph& graph, const Node& node, const std::map<std::string, Dims>& shapes,
                      const std::string& where);
+
+// Add, Mul, Sub, Div.
+bool isBinary(OpKind kind);
+
+// An initializer operand of a binary node against a per-example value of shape `x`: its dims
+// right-aligned to x's rank (leading 1s added, a leading batch dimension of 1 dropped), each 1 or
+// x's; nullopt when it does not broadcast so.
+std::optional<Dims> broadcastDims(const Dims& x, const Dims& operand);
 
 }  // namespace trainbench::engine::graph

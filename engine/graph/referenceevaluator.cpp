@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/graph/nodeshape.h"
+
 namespace trainbench::engine::graph {
 
 namespace {
@@ -78,6 +80,65 @@ Values maxPool(const Node& n, const Values& x, const Dims& in, const Dims& out) 
     return y;
 }
 
+Values averagePool(const Node& n, const Values& x, const Dims& in, const Dims& out) {
+    Values y(static_cast<size_t>(out[0] * out[1] * out[2]));
+    for (int64_t c = 0; c < out[0]; ++c)
+        for (int64_t oy = 0; oy < out[1]; ++oy)
+            for (int64_t ox = 0; ox < out[2]; ++ox) {
+                double sum = 0.0;
+                int64_t cells = 0;
+                for (int64_t ky = 0; ky < n.kernel; ++ky)
+                    for (int64_t kx = 0; kx < n.kernel; ++kx) {
+                        const int64_t iy = oy * n.stride - n.pad + ky, ix = ox * n.stride - n.pad + kx;
+                        if (iy >= 0 && iy < in[1] && ix >= 0 && ix < in[2]) {
+                            sum += x[static_cast<size_t>((c * in[1] + iy) * in[2] + ix)];
+                            ++cells;
+                        }
+                    }
+                const int64_t divisor = n.count_include_pad ? n.kernel * n.kernel : cells;
+                y[static_cast<size_t>((c * out[1] + oy) * out[2] + ox)] = sum / double(divisor);
+            }
+    return y;
+}
+
+// a (op) b, b broadcast from an initializer or a value of a's shape.
+Values binary(const Graph& g, const Node& n, const Values& a, const Dims& in, const std::map<std::string, Values>& values) {
+    Values y = a;
+    const auto value = values.find(n.inputs[1]);
+    std::vector<double> b;
+    std::vector<size_t> index(a.size());
+    if (value != values.end()) {
+        b = value->second;
+        for (size_t i = 0; i < index.size(); ++i) index[i] = i;
+    } else {
+        const Initializer& init = g.initializers.at(n.inputs[1]);
+        b.assign(init.values.begin(), init.values.end());
+        const Dims bd = *broadcastDims(in, init.dims);
+        // Element i of a at coordinates (c0, c1, ...) reads b at (c0 % bd0, ...): 0 where b's dim is 1.
+        for (size_t i = 0; i < index.size(); ++i) {
+            size_t rest = i, at = 0, stride = 1;
+            for (size_t d = in.size(); d-- > 0;) {
+                const auto extent = static_cast<size_t>(in[d]);
+                const size_t coord = rest % extent;
+                rest /= extent;
+                if (bd[d] != 1) at += coord * stride;
+                stride *= static_cast<size_t>(bd[d]);
+            }
+            index[i] = at;
+        }
+    }
+    for (size_t i = 0; i < y.size(); ++i) {
+        const double v = b[index[i]];
+        switch (n.kind) {
+            case OpKind::Add: y[i] = relu(y[i] + v, n.fused_relu); break;
+            case OpKind::Mul: y[i] *= v; break;
+            case OpKind::Sub: y[i] -= v; break;
+            default: y[i] /= v; break;
+        }
+    }
+    return y;
+}
+
 Values globalAveragePool(const Values& x, const Dims& in) {
     const size_t channels = static_cast<size_t>(in[0]), per = static_cast<size_t>(in[1] * in[2]);
     Values y(channels, 0.0);
@@ -113,12 +174,27 @@ Values evaluateOne(const Graph& g, const std::map<std::string, Dims>& shapes, Va
                 y = x;
                 for (double& v : y) v = std::min(std::max(v, double(n.clip_min)), double(n.clip_max));
                 break;
-            case OpKind::Add: {
-                const Values& b = values.at(n.inputs[1]);
+            case OpKind::Add:
+            case OpKind::Mul:
+            case OpKind::Sub:
+            case OpKind::Div: y = binary(g, n, x, in, values); break;
+            case OpKind::Sigmoid:
                 y = x;
-                for (size_t i = 0; i < y.size(); ++i) y[i] = relu(y[i] + b[i], n.fused_relu);
+                for (double& v : y) v = 1.0 / (1.0 + std::exp(-v));
+                break;
+            case OpKind::Tanh:
+                y = x;
+                for (double& v : y) v = std::tanh(v);
+                break;
+            case OpKind::Softmax: {
+                y = x;
+                const double top = *std::max_element(y.begin(), y.end());
+                double sum = 0.0;
+                for (double& v : y) sum += (v = std::exp(v - top));
+                for (double& v : y) v /= sum;
                 break;
             }
+            case OpKind::AveragePool: y = averagePool(n, x, in, out); break;
         }
         if (observe) (*observe)(n.output, y);
         values[n.output] = std::move(y);

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "engine/graph/graphpasses.h"
+#include "engine/graph/nodeshape.h"
 #include "engine/layers/layer.h"
 
 namespace trainbench::engine::inference {
@@ -138,19 +139,33 @@ private:
                 step(dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, dst}});
                 return dst;
             }
-            case OpKind::MaxPool:
-            case OpKind::GlobalAveragePool: return pool(node, x, out);
-            case OpKind::Flatten: return flatten(node, x, out);
-            case OpKind::Add: {
-                const memory b = as(values_.at(node.inputs[1]), x.get_desc());
-                dnnl::binary::primitive_desc pd({dnnl::algorithm::binary_add, x.get_desc(), b.get_desc(), x.get_desc()},
-                                                inferenceAttr(node.fused_relu), eng_);
+            case OpKind::Sigmoid:
+            case OpKind::Tanh: {
+                dnnl::eltwise_forward::primitive_desc pd(
+                    {prop_kind::forward_inference,
+                     node.kind == OpKind::Sigmoid ? dnnl::algorithm::eltwise_logistic : dnnl::algorithm::eltwise_tanh,
+                     x.get_desc(), 0.0f, 0.0f},
+                    eng_);
                 const memory& dst = buffer(pd.dst_desc());
-                std::unordered_map<int, memory> args{{DNNL_ARG_SRC_0, x}, {DNNL_ARG_SRC_1, b}, {DNNL_ARG_DST, dst}};
-                if (pd.scratchpad_desc().get_size() > 0) args[DNNL_ARG_SCRATCHPAD] = buffer(pd.scratchpad_desc());
-                step(dnnl::binary(pd), std::move(args));
+                step(dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, dst}});
                 return dst;
             }
+            case OpKind::Softmax: {
+                // Over the features of a [n, features] value.
+                const memory src = as(x, Tensor::plainDesc(x.get_desc().dims()));
+                dnnl::softmax_forward::primitive_desc pd({prop_kind::forward_inference, src.get_desc(), 1}, eng_);
+                const memory& dst = buffer(pd.dst_desc());
+                step(dnnl::softmax_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
+                return dst;
+            }
+            case OpKind::MaxPool:
+            case OpKind::AveragePool:
+            case OpKind::GlobalAveragePool: return pool(node, x, out);
+            case OpKind::Flatten: return flatten(node, x, out);
+            case OpKind::Add:
+            case OpKind::Mul:
+            case OpKind::Sub:
+            case OpKind::Div: return binary(node, x);
         }
         throw graph::GraphError("node '" + node.name + "': unknown op kind");
     }
@@ -224,16 +239,44 @@ private:
         return weighted<dnnl::inner_product_forward>(node, weight, in, pd);
     }
 
+    // a (op) b: b a value (in a's layout) or an initializer broadcast against a (both plain then).
+    memory binary(const Node& node, const memory& x) {
+        const dnnl::algorithm algorithm = node.kind == OpKind::Add   ? dnnl::algorithm::binary_add
+                                          : node.kind == OpKind::Mul ? dnnl::algorithm::binary_mul
+                                          : node.kind == OpKind::Sub ? dnnl::algorithm::binary_sub
+                                                                     : dnnl::algorithm::binary_div;
+        memory a = x, b;
+        if (const auto v = values_.find(node.inputs[1]); v != values_.end()) {
+            b = as(v->second, x.get_desc());
+        } else {
+            a = as(x, Tensor::plainDesc(x.get_desc().dims()));
+            const Dims& sample = shapes_.at(node.inputs[0]);
+            Dims bd{1};
+            const Dims per = *graph::broadcastDims(sample, g_.initializers.at(node.inputs[1]).dims);
+            bd.insert(bd.end(), per.begin(), per.end());
+            b = weights_.get(node.inputs[1], Tensor::plainDesc(bd));
+        }
+        dnnl::binary::primitive_desc pd({algorithm, a.get_desc(), b.get_desc(), a.get_desc()},
+                                        inferenceAttr(node.fused_relu), eng_);
+        const memory& dst = buffer(pd.dst_desc());
+        std::unordered_map<int, memory> args{{DNNL_ARG_SRC_0, a}, {DNNL_ARG_SRC_1, b}, {DNNL_ARG_DST, dst}};
+        if (pd.scratchpad_desc().get_size() > 0) args[DNNL_ARG_SCRATCHPAD] = buffer(pd.scratchpad_desc());
+        step(dnnl::binary(pd), std::move(args));
+        return dst;
+    }
+
     memory pool(const Node& node, const memory& x, const Dims& out) {
         const Dims in = x.get_desc().dims();
         const bool global = node.kind == OpKind::GlobalAveragePool;
+        const dnnl::algorithm algorithm =
+            node.kind == OpKind::MaxPool ? dnnl::algorithm::pooling_max
+            : (node.kind == OpKind::AveragePool && node.count_include_pad) ? dnnl::algorithm::pooling_avg_include_padding
+                                                                             : dnnl::algorithm::pooling_avg_exclude_padding;
         const memory::dims kernel = global ? memory::dims{in[2], in[3]} : memory::dims{node.kernel, node.kernel};
         const memory::dims stride = global ? kernel : memory::dims{node.stride, node.stride};
         const memory::dims pad = global ? memory::dims{0, 0} : memory::dims{node.pad, node.pad};
         dnnl::pooling_forward::primitive_desc pd(
-            {prop_kind::forward_inference,
-             global ? dnnl::algorithm::pooling_avg_exclude_padding : dnnl::algorithm::pooling_max, x.get_desc(),
-             anyDesc(out), stride, kernel, pad, pad},
+            {prop_kind::forward_inference, algorithm, x.get_desc(), anyDesc(out), stride, kernel, pad, pad},
             eng_);
         const memory& dst = buffer(pd.dst_desc());
         step(dnnl::pooling_forward(pd), {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, dst}});

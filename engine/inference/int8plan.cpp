@@ -142,7 +142,14 @@ private:
             case OpKind::Add: return add(node, x);
             case OpKind::BatchNormalization:
             case OpKind::Relu:
-            case OpKind::Clip: break;
+            case OpKind::Clip:
+            case OpKind::Sigmoid:
+            case OpKind::Tanh:
+            case OpKind::Softmax:
+            case OpKind::AveragePool:
+            case OpKind::Mul:
+            case OpKind::Sub:
+            case OpKind::Div: break;  // checkInt8Ops refused them
         }
         throw graph::GraphError("node '" + node.name + "' (" + graph::opKindName(node.kind) + "): not run in int8");
     }

@@ -52,6 +52,9 @@ void addInt(::onnx::NodeProto* n, const char* name, int64_t value) {
 // The node's attributes as ONNX spells them (square kernels and strides, symmetric pads).
 void addAttributes(::onnx::NodeProto* n, const graph::Node& node) {
     switch (node.kind) {
+        case graph::OpKind::AveragePool:
+            if (node.count_include_pad) addInt(n, "count_include_pad", 1);
+            [[fallthrough]];
         case graph::OpKind::Conv:
         case graph::OpKind::MaxPool:
             addInts(n, "kernel_shape", {node.kernel, node.kernel});
@@ -72,6 +75,7 @@ void addAttributes(::onnx::NodeProto* n, const graph::Node& node) {
             break;
         }
         case graph::OpKind::Flatten: addInt(n, "axis", 1); break;
+        case graph::OpKind::Softmax: addInt(n, "axis", 1); break;
         default: break;
     }
 }

@@ -5,6 +5,8 @@
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -64,9 +66,80 @@ void readMetadata(const ::onnx::ModelProto& m, graph::GraphMetadata& meta, const
 graph::Initializer constantTensor(const ::onnx::NodeProto& n, const std::string& where) {
     if (n.output_size() != 1 || n.attribute_size() != 1) throw OnnxError(where + ": a Constant needs one output and one attribute");
     const ::onnx::AttributeProto& a = n.attribute(0);
-    if (a.name() == "value" && a.type() == ::onnx::AttributeProto::TENSOR) return importInitializer(a.t(), where);
+    if (a.name() == "value" && a.type() == ::onnx::AttributeProto::TENSOR) {
+        // Small integers (a Pad's pads, exporters' shapes) are held exactly as floats.
+        if (a.t().data_type() == ::onnx::TensorProto::INT64 && a.t().dims_size() <= 1) {
+            const ::onnx::TensorProto& t = a.t();
+            const int64_t count = t.dims_size() == 0 ? 1 : t.dims(0);
+            const bool raw = t.has_raw_data();
+            if (count < 0 || count > 64 || (raw ? t.raw_data().size() != static_cast<size_t>(count) * 8 : t.int64_data_size() != count))
+                throw OnnxError(where + ": an INT64 constant of " + std::to_string(count) + " values whose data does not match");
+            graph::Initializer init;
+            if (t.dims_size() == 1) init.dims = {count};
+            for (int64_t i = 0; i < count; ++i) {
+                int64_t v = 0;
+                if (raw) std::memcpy(&v, t.raw_data().data() + i * 8, 8);
+                else v = t.int64_data(static_cast<int>(i));
+                if (v > (int64_t{1} << 24) || v < -(int64_t{1} << 24))
+                    throw OnnxError(where + ": INT64 value " + std::to_string(v) + " is beyond what is supported (2^24)");
+                init.values.push_back(static_cast<float>(v));
+            }
+            return init;
+        }
+        return importInitializer(a.t(), where);
+    }
     if (a.name() == "value_float" && a.type() == ::onnx::AttributeProto::FLOAT) return {{}, {a.f()}};
     throw OnnxError(where + ": attribute '" + a.name() + "' is not supported (only a float 'value' or 'value_float')");
+}
+
+// A Pad of an image: zeros, the same count on every side of height and width, none on the batch and
+// channels (what an average pooling's padding is).
+struct PendingPad {
+    std::string source;
+    int64_t pad = 0;
+    std::string where;  // "node 'Pad_7' (Pad)", for the errors of its readers
+};
+
+template <typename Resolve>
+PendingPad readPad(const graph::Graph& g, const ::onnx::NodeProto& n, int64_t opset, const std::string& where,
+                   const Resolve& resolve) {
+    if (n.input_size() < 1 || n.output_size() != 1) throw OnnxError(where + ": needs an input and one output");
+    std::vector<float> pads;
+    float value = 0.0f;
+    for (const ::onnx::AttributeProto& a : n.attribute()) {
+        if (a.name() == "mode") {
+            if (a.s() != "constant") throw OnnxError(where + ": mode '" + a.s() + "' is not supported (only constant)");
+        } else if (a.name() == "pads" && opset < 11) {
+            pads.assign(a.ints().begin(), a.ints().end());
+        } else if (a.name() == "value" && opset < 11) {
+            value = a.f();
+        } else {
+            throw OnnxError(where + ": attribute '" + a.name() + "' is not supported");
+        }
+    }
+    const auto constant = [&](int i, const char* what) -> const graph::Initializer* {
+        if (n.input_size() <= i || n.input(i).empty()) return nullptr;
+        const auto it = g.initializers.find(resolve(n.input(i)));
+        if (it == g.initializers.end())
+            throw OnnxError(where + ": its " + what + " '" + n.input(i) + "' is not a constant (computed pads are not supported)");
+        return &it->second;
+    };
+    if (opset >= 11) {
+        if (n.input_size() > 3) throw OnnxError(where + ": axes are not supported");
+        if (const graph::Initializer* p = constant(1, "pads")) pads = p->values;
+        if (const graph::Initializer* v = constant(2, "constant_value")) {
+            if (v->values.size() != 1) throw OnnxError(where + ": its constant_value is not one value");
+            value = v->values[0];
+        }
+    }
+    if (value != 0.0f) throw OnnxError(where + ": pads with " + std::to_string(value) + " (only zeros are supported)");
+    const bool image = pads.size() == 8 && pads[0] == 0 && pads[1] == 0 && pads[4] == 0 && pads[5] == 0 &&
+                       pads[2] == pads[3] && pads[2] == pads[6] && pads[2] == pads[7] && pads[2] >= 0;
+    const bool none = std::all_of(pads.begin(), pads.end(), [](float v) { return v == 0.0f; });
+    if (!image && !none)
+        throw OnnxError(where + ": pads other than the same count on every side of height and width are not supported");
+    const std::string node = "node '" + n.name() + "' (Pad)";
+    return {resolve(n.input(0)), none ? 0 : static_cast<int64_t>(pads[2]), node};
 }
 
 // A Clip of opset 11 on reads its bounds as inputs 1 and 2 (either may be "": none): they must be
@@ -243,6 +316,7 @@ graph::Graph importModelReleasing(const ::onnx::ModelProto& m, ::onnx::ModelProt
         return name;
     };
     std::set<std::string> dropoutMasks;
+    std::map<std::string, PendingPad> padded;  // a Pad's output, by what it pads
     std::vector<std::string> transposed;  // Gemm weights read as [in, out]
     for (const ::onnx::NodeProto& n : gp.node()) {
         const std::string where = origin + ": node '" + n.name() + "' (" + n.op_type() + ")";
@@ -269,11 +343,33 @@ graph::Graph importModelReleasing(const ::onnx::ModelProto& m, ::onnx::ModelProt
             alias[n.output(0)] = source;
             continue;
         }
+        if (standard && n.op_type() == "Pad") {
+            const PendingPad pad = readPad(g, n, opset, where, resolve);
+            if (pad.pad == 0) {
+                if (alias.count(n.output(0))) throw OnnxError(where + ": its output '" + n.output(0) + "' is written twice");
+                alias[n.output(0)] = pad.source;  // pads of 0: the identity
+            } else {
+                padded[n.output(0)] = pad;
+            }
+            continue;
+        }
         NodeFixups fixups;
         graph::Node node = importNode(n, opset, origin, fixups);
         for (std::string& in : node.inputs) {
             in = resolve(in);
             if (dropoutMasks.count(in)) throw OnnxError(where + ": reads Dropout's mask '" + in + "', which inference has not");
+        }
+        // Zero padding then an average over the kernel: the AveragePool's own padding, counted in the
+        // divisor (PyTorch exports AvgPool2d(count_include_pad=True) so).
+        for (size_t i = 0; i < node.inputs.size(); ++i) {
+            const auto p = padded.find(node.inputs[i]);
+            if (p == padded.end()) continue;
+            if (node.kind != graph::OpKind::AveragePool || i != 0 || node.pad != 0)
+                throw OnnxError(where + ": reads '" + node.inputs[i] + "', padded by " + p->second.where +
+                                "; a Pad is supported as the identity (pads of 0) or right before an AveragePool without pads");
+            node.inputs[0] = p->second.source;
+            node.pad = p->second.pad;
+            node.count_include_pad = true;
         }
         if (node.name.empty()) node.name = node.output;  // ONNX names are optional; ours must be unique
         if (!names.insert(node.name).second) throw OnnxError(origin + ": node name '" + node.name + "' appears twice");
@@ -286,6 +382,8 @@ graph::Graph importModelReleasing(const ::onnx::ModelProto& m, ::onnx::ModelProt
         g.nodes.push_back(std::move(node));
     }
     g.output = resolve(g.output);
+    if (const auto p = padded.find(g.output); p != padded.end())
+        throw OnnxError(origin + ": the graph's output is padded by " + p->second.where + " (a Pad is supported before an AveragePool only)");
     for (const std::string& gemm : transposed) transposeGemmWeight(g, gemm, origin);
     readMetadata(m, g.metadata, origin);
     undoExportAdditions(g);

@@ -63,14 +63,15 @@ void windowAttributes(const ::onnx::NodeProto& n, graph::Node& node, const std::
     node.stride = uniformInts(n, "strides", 2, 1, where);
     node.pad = uniformInts(n, "pads", 4, 0, where);
     if (uniformInts(n, "dilations", 2, 1, where) != 1) throw OnnxError(where + ": dilations other than 1 are not supported");
-    if (node.kernel <= 0 && node.kind == graph::OpKind::MaxPool) throw OnnxError(where + ": no kernel_shape");
+    if (node.kernel <= 0 && node.kind != graph::OpKind::Conv) throw OnnxError(where + ": no kernel_shape");
 }
 
 }  // namespace
 
 std::string supportedOpList() {
-    return "Add, BatchNormalization, Clip, Constant (a tensor), Conv (any group), Dropout (inference: none), Flatten "
-           "(axis 1), Gemm (transA 0, alpha and beta 1), GlobalAveragePool, Identity, MaxPool, Relu";
+    return "Add, AveragePool (ceil_mode 0), BatchNormalization, Clip, Constant (a tensor), Conv (any group), Div, Dropout "
+           "(inference: none), Flatten (axis 1), Gemm (transA 0, alpha and beta 1), GlobalAveragePool, Identity, MaxPool, "
+           "Mul, Relu, Sigmoid, Softmax (of a [batch, features] value), Sub, Tanh";
 }
 
 graph::Initializer importInitializer(const ::onnx::TensorProto& t, const std::string& origin, bool* stripped) {
@@ -181,6 +182,25 @@ graph::Node importNode(const ::onnx::NodeProto& n, int64_t opset, const std::str
             requireNone(n, {"axis"}, where);
             requireInt(n, "axis", 1, where);
             break;
+        case graph::OpKind::AveragePool: {
+            requireNone(n, {"kernel_shape", "strides", "pads", "dilations", "ceil_mode", "count_include_pad", "auto_pad"}, where);
+            requireInt(n, "ceil_mode", 0, where);
+            const int64_t include = intAttribute(n, "count_include_pad", 0, where);
+            if (include != 0 && include != 1)
+                throw OnnxError(where + ": attribute 'count_include_pad' = " + std::to_string(include) + " is not 0 or 1");
+            node.count_include_pad = include == 1;
+            windowAttributes(n, node, where);
+            break;
+        }
+        case graph::OpKind::Softmax: {
+            // Over the last axis of a [batch, features] value: -1 or 1 (opset 13's default is -1, before it 1).
+            requireNone(n, {"axis"}, where);
+            const int64_t axis = intAttribute(n, "axis", opset >= 13 ? -1 : 1, where);
+            if (axis != -1 && axis != 1)
+                throw OnnxError(where + ": attribute 'axis' = " + std::to_string(axis) +
+                                " is not supported (only the features of a [batch, features] value: 1 or -1)");
+            break;
+        }
         default: requireNone(n, {}, where); break;
     }
     return node;

@@ -42,10 +42,12 @@ std::string validationError(const Graph& g) {
 
 TEST(Graph, OpKindNamesAreOnnxOpTypesAndParseBack) {
     for (OpKind k : {OpKind::Conv, OpKind::Gemm, OpKind::BatchNormalization, OpKind::Relu, OpKind::MaxPool,
-                     OpKind::GlobalAveragePool, OpKind::Flatten, OpKind::Add})
+                     OpKind::GlobalAveragePool, OpKind::Flatten, OpKind::Add, OpKind::Clip, OpKind::Sigmoid, OpKind::Tanh,
+                     OpKind::AveragePool, OpKind::Softmax, OpKind::Mul, OpKind::Sub, OpKind::Div})
         EXPECT_EQ(graph::parseOpKind(graph::opKindName(k)), k);
     EXPECT_EQ(graph::opKindName(OpKind::BatchNormalization), std::string("BatchNormalization"));
-    EXPECT_FALSE(graph::parseOpKind("Softmax"));
+    EXPECT_EQ(graph::opKindName(OpKind::AveragePool), std::string("AveragePool"));
+    EXPECT_FALSE(graph::parseOpKind("LayerNormalization"));
     EXPECT_FALSE(graph::parseOpKind("conv"));
 }
 

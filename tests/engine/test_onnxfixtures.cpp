@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +21,7 @@
 #include "engine/onnx/onnxerror.h"
 #include "engine/onnx/onnxexport.h"
 #include "engine/onnx/onnximport.h"
+#include "engine/optim/optimizerconfig.h"
 #include "tests/engine/onnxgraphs.h"
 
 namespace trainbench::engine {
@@ -89,7 +91,7 @@ TEST_P(OnnxFixture, ExportThenImportIsTheSameGraphAndTheSamePredictions) {
     EXPECT_EQ(onnx::exportOnnx(back, {"test"}), onnx::exportOnnx(f.graph, {"test"}));
 }
 
-INSTANTIATE_TEST_SUITE_P(PyTorch, OnnxFixture, ::testing::Values("mobilenet_block", "mobilenet_block_op10", "grouped_conv"));
+INSTANTIATE_TEST_SUITE_P(PyTorch, OnnxFixture, ::testing::Values("mobilenet_block", "mobilenet_block_op10", "grouped_conv", "ops_mix"));
 
 TEST(OnnxFixtures, TheMobileNetBlockImportsAsDepthwiseConvolutionsAndReluSixes) {
     for (const char* name : {"mobilenet_block", "mobilenet_block_op10"}) {
@@ -113,6 +115,37 @@ TEST(OnnxFixtures, TheMobileNetBlockImportsAsDepthwiseConvolutionsAndReluSixes) 
         // The bounds (Constant nodes at opset 13) are not parameters: what remains is the model's.
         EXPECT_EQ(g.parameterCount(), 3 * 16 * 9 + 16 + 16 * 48 + 48 + 48 * 9 + 48 + 48 * 16 + 16 + 16 * 32 + 32 + 32 * 10 + 10)
             << name;
+    }
+}
+
+// The ops of ops_mix: estimated op by op (forward and backward), refused by int8 and by training,
+// naming the node; PyTorch's count_include_pad AvgPool2d (Pad + AveragePool) is one AveragePool.
+TEST(OnnxFixtures, OpsMixIsEstimatedAndRefusedByInt8AndTrainingNamingTheNode) {
+    const OnnxFixtureFiles f = loadOnnxFixture("ops_mix");
+    int pools = 0, included = 0;
+    for (const graph::Node& n : f.graph.nodes)
+        if (n.kind == graph::OpKind::AveragePool) {
+            ++pools;
+            included += n.count_include_pad ? 1 : 0;
+        }
+    EXPECT_EQ(pools, 3);
+    EXPECT_EQ(included, 1);  // AvgPool2d(3, 1, 1): its Pad of 1 folded in; AvgPool2d(2)'s Pad of 0 removed
+    std::set<std::string> kinds;
+    for (const OpDesc& op : trainingOpGraph(f.graph, 32, OptimizerConfig{}).ops) kinds.insert(op.cost.kind);
+    for (const char* k : {"eltwise_logistic_forward", "eltwise_logistic_backward", "eltwise_tanh_forward", "binary_mul",
+                          "binary_sub", "binary_div", "pooling_avg_forward", "pooling_avg_backward", "softmax_forward"})
+        EXPECT_TRUE(kinds.count(k)) << k;
+    EXPECT_GT(inferenceOpGraph(f.graph, 1).ops.size(), 8u);
+
+    inference::CalibrationOptions options;
+    options.batches = 1;
+    options.batch_size = 4;
+    try {
+        inference::quantizeGraph(f.graph, f.input.data(), f.examples, options);
+        FAIL() << "expected a GraphError";
+    } catch (const graph::GraphError& e) {
+        EXPECT_NE(std::string(e.what()).find(": int8 does not run Sigmoid yet; serve this model in fp32"), std::string::npos)
+            << e.what();
     }
 }
 

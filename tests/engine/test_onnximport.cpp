@@ -7,6 +7,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "engine/graph/referenceevaluator.h"
+#include "engine/inference/compiledgraph.h"
 #include "engine/onnx/onnxerror.h"
 #include "engine/onnx/onnxexport.h"
 #include "engine/onnx/onnximport.h"
@@ -193,12 +194,12 @@ TEST(OnnxImport, AnInvertedClipAndAnUnsupportedConstantAreRefusedNamingTheNode) 
 
 TEST(OnnxImport, AnOpOutsideTheIrIsRefusedNamingNodeOpOpsetAndTheSupportedList) {
     ::onnx::ModelProto m = foreignModel();
-    m.mutable_graph()->mutable_node(1)->set_op_type("Sigmoid");
+    m.mutable_graph()->mutable_node(1)->set_op_type("LayerNormalization");
     const std::string e = importError(bytesOf(m));
     EXPECT_NE(e.find("model.onnx"), std::string::npos) << e;
-    EXPECT_NE(e.find("node 'Relu_1' (Sigmoid)"), std::string::npos) << e;
+    EXPECT_NE(e.find("node 'Relu_1' (LayerNormalization)"), std::string::npos) << e;
     EXPECT_NE(e.find("opset 11"), std::string::npos) << e;
-    EXPECT_NE(e.find("supported: Add, BatchNormalization, Clip, Constant"), std::string::npos) << e;
+    EXPECT_NE(e.find("supported: Add, AveragePool (ceil_mode 0), BatchNormalization, Clip, Constant"), std::string::npos) << e;
 }
 
 TEST(OnnxImport, AttributesTheIrCannotHoldAreRefusedNamingTheNode) {
@@ -314,6 +315,77 @@ TEST(OnnxImport, AModelWrittenByOnnxsHelpersImportsWithItsReluReFused) {
     EXPECT_EQ(g.metadata.input_scale, 0.003921569f);
     EXPECT_EQ(g.metadata.class_names, (std::vector<std::string>{"a", "b", "c"}));
     EXPECT_EQ(g.metadata.source_run, "seed");
+}
+
+}  // namespace
+}  // namespace trainbench::engine
+
+namespace trainbench::engine {
+namespace {
+
+// The ops of issue 22's second set on the foreign model's [3] output: Softmax over the features
+// (axis 1 or -1, nothing else), a Mul by an initializer that must broadcast, a Pad that must be the
+// identity or go before an AveragePool.
+TEST(OnnxImport, SoftmaxMulAndPadAreTakenOrRefusedNamingTheNode) {
+    ::onnx::ModelProto m = foreignModel();
+    m.mutable_graph()->mutable_node(1)->set_op_type("Softmax");
+    graph::Graph g = onnx::importOnnx(bytesOf(m), "model.onnx");
+    ASSERT_EQ(g.nodes[1].kind, graph::OpKind::Softmax);
+    const std::vector<float> x{1, 2, 3, 4};
+    const std::vector<float> y = graph::evaluateReference(g, x.data(), 1);
+    EXPECT_NEAR(y[0] + y[1] + y[2], 1.0f, 1e-6f);
+
+    ::onnx::AttributeProto* axis = m.mutable_graph()->mutable_node(1)->add_attribute();
+    axis->set_name("axis");
+    axis->set_type(::onnx::AttributeProto::INT);
+    axis->set_i(0);
+    EXPECT_NE(importError(bytesOf(m)).find("node 'Relu_1' (Softmax): attribute 'axis' = 0 is not supported"),
+              std::string::npos);
+
+    // Mul by a [2] initializer: it does not broadcast against [3].
+    m = foreignModel();
+    m.mutable_graph()->mutable_node(1)->set_op_type("Mul");
+    m.mutable_graph()->mutable_node(1)->add_input("s");
+    ::onnx::TensorProto* s = m.mutable_graph()->add_initializer();
+    s->set_name("s");
+    s->set_data_type(::onnx::TensorProto::FLOAT);
+    s->add_dims(2);
+    s->add_float_data(2.0f);
+    s->add_float_data(3.0f);
+    std::string e = importError(bytesOf(m));
+    EXPECT_NE(e.find("node 'Relu_1' (Mul): its operand 's' is 2, which does not broadcast against its 3 input"),
+              std::string::npos)
+        << e;
+    // A scalar does, and multiplies every feature.
+    s->clear_dims();
+    s->clear_float_data();
+    s->add_float_data(2.0f);
+    g = onnx::importOnnx(bytesOf(m), "model.onnx");
+    const std::vector<float> doubled = graph::evaluateReference(g, x.data(), 1);
+    graph::Graph linear = onnx::importOnnx(bytesOf(foreignModel()), "m");
+    linear.nodes.pop_back();  // no ReLU: W x + b
+    linear.output = linear.nodes.back().output;
+    const std::vector<float> once = graph::evaluateReference(linear, x.data(), 1);
+    for (size_t i = 0; i < 3; ++i) EXPECT_FLOAT_EQ(doubled[i], 2.0f * once[i]) << i;
+    std::vector<float> compiled(3);
+    CpuDevice device(1);
+    inference::CompiledGraph(g, device).run(x.data(), 1, compiled.data());
+    for (size_t i = 0; i < 3; ++i) EXPECT_FLOAT_EQ(compiled[i], doubled[i]) << i;
+
+    // A Pad of a [batch, features] value is no image's padding.
+    m = foreignModel();
+    ::onnx::NodeProto* relu = m.mutable_graph()->mutable_node(1);
+    relu->set_op_type("Pad");
+    relu->add_input("pads");
+    ::onnx::TensorProto* pads = m.mutable_graph()->add_initializer();
+    pads->set_name("pads");
+    pads->set_data_type(::onnx::TensorProto::FLOAT);
+    pads->add_dims(4);
+    for (float v : {0.0f, 1.0f, 0.0f, 1.0f}) pads->add_float_data(v);
+    e = importError(bytesOf(m));
+    EXPECT_NE(e.find("node 'Relu_1' (Pad): pads other than the same count on every side of height and width"),
+              std::string::npos)
+        << e;
 }
 
 }  // namespace

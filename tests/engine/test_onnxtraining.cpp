@@ -2,7 +2,8 @@
 // initializers as the starting weights. Checked against PyTorch (tests/fixtures/onnx/train/make.py,
 // Debian's python3-torch; the small files are committed): an MLP with a 1-d batch norm, a CNN, and a
 // tiny ResNet of torchvision's own Bottleneck blocks (projection and identity shortcuts, a strided
-// block). One training-mode step gives PyTorch's loss within 1e-5 and its gradients within 1e-4, and
+// block), and Fashion-MNIST's MLP and CNN. Eval mode gives PyTorch's logits within 1e-5 (from the
+// layers, CompiledGraph and the reference evaluator); one training-mode step gives its loss within 1e-5 and its gradients within 1e-4, and
 // plain SGD then PyTorch's weights. The mapping is graphFromModel's inverse on every preset, and a
 // graph that has nodes without a backward is refused naming each of them.
 #include <gtest/gtest.h>
@@ -16,6 +17,8 @@
 
 #include "engine/graph/graphfrommodel.h"
 #include "engine/graph/layersfromgraph.h"
+#include "engine/graph/referenceevaluator.h"
+#include "engine/inference/compiledgraph.h"
 #include "engine/instrument/opstats.h"
 #include "engine/layers/softmaxcrossentropy.h"
 #include "engine/model/model.h"
@@ -90,6 +93,22 @@ TEST_P(OnnxTrainingFixture, OneStepMatchesPyTorchsLossGradientsAndUpdate) {
     CpuDevice device(1);
     Model model(trainable, shape, classes, device, 7);
     ASSERT_EQ(model.paramCount(), static_cast<int64_t>(t.params.size()));
+
+    // Before training, in eval mode (running statistics): PyTorch's logits from the engine's layers,
+    // from CompiledGraph and from the reference evaluator.
+    const std::vector<float> wantLogits = readValues<float>(kTrainFixtures + name + ".output.bin");
+    {
+        std::vector<float> evalInput = x;
+        const Tensor& y = model.forward(evalInput.data(), n, false);
+        const std::span<const float> got(y.data(), static_cast<size_t>(n * classes));
+        expectClose(got, wantLogits, 1e-5f, largest(wantLogits), name + " eval-mode logits of the layers");
+        const graph::Graph g = onnx::readOnnx(spec.onnx);
+        inference::CompiledGraph compiled(g, device);
+        std::vector<float> logits(static_cast<size_t>(n * classes));
+        compiled.run(x.data(), n, logits.data());
+        expectClose(logits, wantLogits, 1e-5f, largest(wantLogits), name + " CompiledGraph");
+        expectClose(graph::evaluateReference(g, x.data(), n), wantLogits, 1e-5f, largest(wantLogits), name + " reference");
+    }
     std::vector<float> input = x;  // forward may overwrite its input
     Tensor& logits = model.forward(input.data(), n, true);
     Tensor grad(Tensor::plainDesc({n, classes}), device.engine());
@@ -134,7 +153,7 @@ TEST_P(OnnxTrainingFixture, OneStepMatchesPyTorchsLossGradientsAndUpdate) {
     EXPECT_EQ(j["params"].size(), t.param_names.size()) << name << ": the engine trains parameters PyTorch has not";
 }
 
-INSTANTIATE_TEST_SUITE_P(PyTorchExports, OnnxTrainingFixture, ::testing::Values("mlp", "cnn", "tiny_resnet"));
+INSTANTIATE_TEST_SUITE_P(PyTorchExports, OnnxTrainingFixture, ::testing::Values("mlp", "cnn", "tiny_resnet", "fmnist_mlp", "fmnist_cnn"));
 
 TEST(OnnxTraining, TorchvisionBottlenecksBecomeTheEnginesBottleneckLayers) {
     const graph::TrainableLayers t = graph::layersFromGraph(onnx::readOnnx(kTrainFixtures + "tiny_resnet.onnx"));

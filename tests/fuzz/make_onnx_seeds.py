@@ -79,7 +79,7 @@ def conv_gemm():
 
 
 def refused_op():
-    nodes = [helper.make_node("Sigmoid", ["x"], ["y"], "sig")]
+    nodes = [helper.make_node("LayerNormalization", ["x"], ["y"], "ln")]
     return model(nodes, [], [value("x", "N", 4)], value("y", "N", 4))
 
 
