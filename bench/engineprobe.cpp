@@ -391,6 +391,14 @@ int main(int argc, char** argv) {
     im->add_option("-q,--queries", imported.queries, "batch-1 queries per side and round (default 1000)");
     im->add_option("--onnx-dir", imported.onnxDir, "where w1.onnx and w2.onnx are (written there by bench/export_workloads_onnx.py when missing)");
     im->add_option("--python", imported.python, "interpreter with torch (default /usr/bin/python3)");
+    im->add_flag("--accuracy", imported.accuracy, "train W1/W2 to the end with the CLI, preset vs import, final accuracies");
+    im->add_option("--seeds", imported.seeds, "--accuracy: runs per side and workload (default 3)");
+    im->add_option("--epochs-w1", imported.epochsW1, "--accuracy: W1's epochs (default 5)");
+    im->add_option("--epochs-w2", imported.epochsW2, "--accuracy: W2's epochs (default 3)");
+#ifdef TRAINBENCH_CLI_PATH
+    imported.cli = TRAINBENCH_CLI_PATH;
+#endif
+    im->add_option("--cli", imported.cli, "trainbench-cli to run (default: the one built alongside)");
     trainbench::bench::ServedModelBenchOptions served;
     auto* sm = app.add_subcommand("served-model", "W1/W2 served over loopback vs the in-process call; W2 QPS with and without batching");
     sm->add_option("--workloads", served.workloads, "w1, w2 (default both) for the latency figure")->delimiter(',');

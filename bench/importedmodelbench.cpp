@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <stdexcept>
@@ -18,6 +19,7 @@
 #include "engine/onnx/onnxtrainable.h"
 #include "engine/optim/optimizer.h"
 #include "engine/util/rng.h"
+#include "profiler/store/runstore.h"
 
 namespace trainbench::bench {
 
@@ -100,10 +102,50 @@ std::string ensureOnnx(const ImportedModelBenchOptions& o, const std::string& wo
     return file.string();
 }
 
+// W1 / W2 trained by the CLI from the preset and from the PyTorch export, seed by seed.
+int accuracyBench(const ImportedModelBenchOptions& o) {
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() / "trainbench-bench-imported-accuracy";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const std::string db = (dir / "runs.db").string();
+    std::printf("imported-model --accuracy: final test accuracy, CLI runs of the workloads' experiments, %d seeds\n", o.seeds);
+    std::printf("%-4s %6s %5s %10s %10s\n", "", "epochs", "seed", "preset", "imported");
+    for (const std::string& w : o.workloads) {
+        const std::string experiment =
+            std::string(TRAINBENCH_SOURCE_DIR) + "/experiments/" + (w == "w1" ? "fmnist-mlp.json" : "fmnist-cnn.json");
+        const int epochs = w == "w1" ? o.epochsW1 : o.epochsW2;
+        const std::string onnx = ensureOnnx(o, w);
+        std::vector<double> preset, imported;
+        for (int seed = 1; seed <= o.seeds; ++seed) {
+            for (const bool fromOnnx : {false, true}) {
+                std::string cmd = app::shellWord(o.cli, "--cli") + " run " + app::shellWord(experiment, "experiment") +
+                                  " --db " + app::shellWord(db, "db") + " -q --set seed=" + std::to_string(seed) +
+                                  " --set train.epochs=" + std::to_string(epochs);
+                if (fromOnnx) cmd += " --set " + app::shellWord("model.onnx=" + onnx, "model");
+                cmd += " > /dev/null 2>&1";
+                if (std::system(cmd.c_str()) != 0) throw std::runtime_error("failed: " + cmd);
+                profiler::RunStore store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
+                std::vector<profiler::RunRow> runs = store.listRuns();
+                const auto newest = std::max_element(runs.begin(), runs.end(),
+                                                     [](const auto& a, const auto& b) { return a.id.value < b.id.value; });
+                (fromOnnx ? imported : preset).push_back(newest->final_accuracy.value_or(0.0) * 100.0);
+            }
+            std::printf("%-4s %6d %5d %9.2f%% %9.2f%%\n", w.c_str(), epochs, seed, preset.back(), imported.back());
+        }
+        double p = 0, i = 0;
+        for (double v : preset) p += v / static_cast<double>(preset.size());
+        for (double v : imported) i += v / static_cast<double>(imported.size());
+        std::printf("%-4s %6d %5s %9.2f%% %9.2f%%  difference %+.2f points (goal: within 0.5)\n", w.c_str(), epochs, "mean",
+                    p, i, i - p);
+    }
+    return 0;
+}
+
 }  // namespace
 
 int importedModelBench(const ImportedModelBenchOptions& o) {
     try {
+        if (o.accuracy) return accuracyBench(o);
         std::printf("imported-model: W1/W2 exported by PyTorch to ONNX and imported, vs the engine's presets; %d threads, "
                     "%d alternating rounds, medians\n",
                     o.threads, o.rounds);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <sstream>
+#include <string>
 
 #include "engine/layers/opcosts.h"
 #include "engine/util/errors.h"
@@ -95,8 +96,23 @@ std::unique_ptr<Conv2D::Plan> Conv2D::makePlan(int64_t batch, bool training) {
             : dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, p->srcMd, wAny,
                                                        fwdPd.dst_desc(), strides, pad, pad);
         dnnl::convolution_backward_weights::primitive_desc bwPd(bwDesc, eng, fwdPd);
+        // oneDNN may have only its reference kernel for the forward's layouts: on AVX2, a first
+        // convolution's plain one-channel input with a blocked output gradient (W2's first layer:
+        // 875 ms a step instead of 3). Then the layouts are its choice, and the input and the output's
+        // gradient are reordered to them (a few milliseconds at most).
+        if (std::string(bwPd.impl_info_str()).rfind("ref", 0) == 0) {
+            auto anyDesc = hasBias_
+                ? dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, srcAny, wAny, bMd,
+                                                           dstAny, strides, pad, pad)
+                : dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, srcAny, wAny, dstAny,
+                                                           strides, pad, pad);
+            dnnl::convolution_backward_weights::primitive_desc anyPd(anyDesc, eng, fwdPd);
+            if (std::string(anyPd.impl_info_str()).rfind("ref", 0) != 0) bwPd = anyPd;
+        }
         p->bwdWeights = dnnl::convolution_backward_weights(bwPd);
         p->diffWeightsMd = bwPd.diff_weights_desc();
+        p->bwdWeightsSrcMd = bwPd.src_desc();
+        p->bwdWeightsDiffDstMd = bwPd.diff_dst_desc();
         if (needsInputGrad_) {
             dnnl::convolution_backward_data::primitive_desc bdPd(
                 dnnl::convolution_backward_data::desc(dnnl::algorithm::convolution_direct, p->srcMd, wAny,
@@ -136,8 +152,10 @@ Tensor* Conv2D::backward(Tensor& gradOutput) {
     const bool directGrads = p.diffWeightsMd == gradWeights_.desc();
     if (!directGrads && p.gradWeightsTmp.empty()) p.gradWeightsTmp = Tensor(p.diffWeightsMd, device_.engine());
     Tensor& dw = directGrads ? gradWeights_ : p.gradWeightsTmp;
+    Tensor& src = p.bwdWeightsSrcConv.convert(*src_, p.bwdWeightsSrcMd, device_);
+    Tensor& diffDst = p.bwdWeightsDiffDstConv.convert(gradOutput, p.bwdWeightsDiffDstMd, device_);
     std::unordered_map<int, memory> args{
-        {DNNL_ARG_SRC, src_->mem()}, {DNNL_ARG_DIFF_DST, gradOutput.mem()}, {DNNL_ARG_DIFF_WEIGHTS, dw.mem()}};
+        {DNNL_ARG_SRC, src.mem()}, {DNNL_ARG_DIFF_DST, diffDst.mem()}, {DNNL_ARG_DIFF_WEIGHTS, dw.mem()}};
     if (hasBias_) args.emplace(DNNL_ARG_DIFF_BIAS, gradBias_.mem());
     {
         prof::OpTimer timer(p.bwdWeightsOp);

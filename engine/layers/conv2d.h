@@ -28,10 +28,14 @@ private:
         dnnl::convolution_backward_data bwdData;
         dnnl::convolution_backward_weights bwdWeights;
         dnnl::memory::desc srcMd, weightsMd, bwdDataWeightsMd, diffWeightsMd;
+        // The layouts the weight gradient's primitive reads its input and the output's gradient in:
+        // the forward's, unless oneDNN has only its reference kernel for those (then its choice).
+        dnnl::memory::desc bwdWeightsSrcMd, bwdWeightsDiffDstMd;
         Tensor dst;
         Tensor gradSrc;            // in srcMd layout
         Tensor weightsFwd, weightsBwd, gradWeightsTmp;  // reordered copies, when layouts differ
         LayoutConverter inputConv, gradInputConv, weightsFwdConv, weightsBwdConv, gradWeightsConv;
+        LayoutConverter bwdWeightsSrcConv, bwdWeightsDiffDstConv;
         prof::OpStat* fwdOp = nullptr;  // per-op statistics of the three primitives
         prof::OpStat* bwdDataOp = nullptr;
         prof::OpStat* bwdWeightsOp = nullptr;

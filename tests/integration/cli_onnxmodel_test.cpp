@@ -109,7 +109,7 @@ TEST(CliOnnxModel, AnImportedResNet50IsEstimatedLikeThePresetOnEverySliceAndDevi
     EXPECT_GT(compared, 15);
 }
 
-TEST(CliOnnxModel, AModelForOtherExamplesIsRefusedNamingBothShapesAndRunDoesNotTrainIt) {
+TEST(CliOnnxModel, AModelForOtherExamplesIsRefusedNamingBothShapesByEstimateAndRun) {
     TempDir tmp;
     const std::string fixture = std::string(TRAINBENCH_SOURCE_DIR) + "/tests/fixtures/onnx/mobilenet_block.onnx";
     const auto mismatch = runCli({"estimate", kImageNet, "--set", "model.onnx=" + fixture}, tmp.path);
