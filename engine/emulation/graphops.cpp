@@ -128,14 +128,14 @@ private:
         switch (n.kind) {
             case graph::OpKind::Conv: {
                 const bool bias = n.inputs.size() == 3;
-                const int64_t pixels = batch_ * dst[2] * dst[3], patch = src[1] / n.group * n.kernel * n.kernel;
-                out.emplace_back(opcost::convolution(Pass::Forward, src, dst, n.kernel, bias, relu, n.group),
+                const int64_t pixels = batch_ * dst[2] * dst[3], patch = src[1] / n.group * n.kernel * n.kernelW();
+                out.emplace_back(opcost::convolution(Pass::Forward, src, dst, n.kernel, bias, relu, n.group, n.kernelW()),
                                  StepPart::Forward, MatrixShape{pixels, dst[1], patch});
                 if (!training_) return;
-                out.emplace_back(opcost::convolution(Pass::BackwardWeights, src, dst, n.kernel, bias, false, n.group),
+                out.emplace_back(opcost::convolution(Pass::BackwardWeights, src, dst, n.kernel, bias, false, n.group, n.kernelW()),
                                  StepPart::Backward, MatrixShape{dst[1], patch, pixels});
                 if (needsInputGrad(n))
-                    out.emplace_back(opcost::convolution(Pass::BackwardData, src, dst, n.kernel, bias, false, n.group),
+                    out.emplace_back(opcost::convolution(Pass::BackwardData, src, dst, n.kernel, bias, false, n.group, n.kernelW()),
                                      StepPart::Backward, MatrixShape{pixels, patch, dst[1]});
                 if (n.fused_relu) reluBackward(dst, out);
                 return;
@@ -174,9 +174,9 @@ private:
                 if (training_) out.emplace_back(opcost::elementwise("eltwise_clip_backward", src, 3, 1.0), StepPart::Backward);
                 return;
             case graph::OpKind::MaxPool:
-                out.emplace_back(opcost::maxPooling(true, src, dst, n.kernel, relu), StepPart::Forward);
+                out.emplace_back(opcost::maxPooling(true, src, dst, n.kernel, relu, n.kernelW()), StepPart::Forward);
                 if (training_ && needsInputGrad(n))
-                    out.emplace_back(opcost::maxPooling(false, src, dst, n.kernel, relu), StepPart::Backward);
+                    out.emplace_back(opcost::maxPooling(false, src, dst, n.kernel, relu, n.kernelW()), StepPart::Backward);
                 return;
             case graph::OpKind::GlobalAveragePool:
                 out.emplace_back(opcost::globalAvgPooling(true, src), StepPart::Forward);
@@ -201,10 +201,10 @@ private:
                 return;
             case graph::OpKind::AveragePool: {
                 // kernel^2 additions per output, as a max pooling's comparisons.
-                out.emplace_back(opcost::maxPooling(true, src, dst, n.kernel, false), StepPart::Forward);
+                out.emplace_back(opcost::maxPooling(true, src, dst, n.kernel, false, n.kernelW()), StepPart::Forward);
                 out.back().cost.kind = "pooling_avg_forward";
                 if (training_ && needsInputGrad(n)) {
-                    out.emplace_back(opcost::maxPooling(false, src, dst, n.kernel, false), StepPart::Backward);
+                    out.emplace_back(opcost::maxPooling(false, src, dst, n.kernel, false, n.kernelW()), StepPart::Backward);
                     out.back().cost.kind = "pooling_avg_backward";
                 }
                 return;

@@ -44,6 +44,14 @@ std::optional<OpKind> parseOpKind(std::string_view onnxOpType) {
     return std::nullopt;
 }
 
+std::string Node::windowText() const {
+    std::string t = std::to_string(kernel) + "x" + std::to_string(kernelW()) + " kernel, stride " + std::to_string(stride) +
+                    "x" + std::to_string(strideW()) + ", pads " + std::to_string(pad) + "," + std::to_string(padLeft()) + "," +
+                    std::to_string(padBottom()) + "," + std::to_string(padRight()) + " (top, left, bottom, right)";
+    if (dilation != 1 || dilationW() != 1) t += ", dilation " + std::to_string(dilation) + "x" + std::to_string(dilationW());
+    return t;
+}
+
 const Initializer& Graph::initializer(const std::string& name, const std::string& node) const {
     const auto it = initializers.find(name);
     if (it == initializers.end()) throw GraphError("node '" + node + "': no initializer '" + name + "'");

@@ -54,9 +54,13 @@ struct Node {
     OpKind kind = OpKind::Relu;
     std::vector<std::string> inputs;  // value or initializer names
     std::string output;               // the value it writes
-    // Conv / MaxPool / AveragePool: square kernels and strides, symmetric padding (what the engine's layers make;
-    // an import that needs more says so by node name).
+    // Conv / MaxPool / AveragePool windows: kernel, stride and the top padding of the height; the
+    // width's, the other sides' padding and Conv's dilation default to them (0 or -1: "the same"), so
+    // a square window with symmetric padding (what the engine's layers make) sets only these three.
     int64_t kernel = 0, stride = 1, pad = 0;
+    int64_t kernel_w = 0, stride_w = 0;                 // 0: kernel, stride
+    int64_t pad_left = -1, pad_bottom = -1, pad_right = -1;  // -1: pad
+    int64_t dilation = 1, dilation_w = 0;               // Conv: 1 = dense; dilation_w 0: dilation
     // Conv: input and output channels split into `group` independent convolutions (depthwise:
     // group = input channels); the weight is [filters, channels / group, kernel, kernel].
     int64_t group = 1;
@@ -68,6 +72,22 @@ struct Node {
     // * batch statistic, ONNX's convention (PyTorch's momentum 0.1 exports as 0.9).
     float momentum = 0.9f;
     bool fused_relu = false;          // Conv / Gemm / BatchNormalization / Add: ReLU applied to the output
+
+    int64_t kernelW() const { return kernel_w > 0 ? kernel_w : kernel; }
+    int64_t strideW() const { return stride_w > 0 ? stride_w : stride; }
+    int64_t padLeft() const { return pad_left >= 0 ? pad_left : pad; }
+    int64_t padBottom() const { return pad_bottom >= 0 ? pad_bottom : pad; }
+    int64_t padRight() const { return pad_right >= 0 ? pad_right : pad; }
+    int64_t dilationW() const { return dilation_w > 0 ? dilation_w : dilation; }
+    // A square kernel and stride, the same padding on every side, no dilation: what the engine's
+    // layers, int8 and the training mapping take.
+    bool squareWindow() const {
+        return kernelW() == kernel && strideW() == stride && padLeft() == pad && padBottom() == pad && padRight() == pad &&
+               dilation == 1 && dilationW() == 1;
+    }
+    // "3x1 kernel, stride 2x2, pads 0,1,1,0 (top, left, bottom, right), dilation 2x2" (what differs
+    // from a square window), for errors.
+    std::string windowText() const;
 };
 
 struct Initializer {

@@ -76,6 +76,8 @@ private:
             noBackward("");
         } else if (n.kind == OpKind::Conv && n.group != 1) {
             noBackward(" with group " + std::to_string(n.group));
+        } else if ((n.kind == OpKind::Conv || n.kind == OpKind::MaxPool) && !n.squareWindow()) {
+            noBackward(" with a " + n.windowText());
         } else if (n.inputs.empty() || n.inputs[0] != current_) {
             // Where a node without backward went before, the chain may be broken because of it.
             if (structure_.empty() && missing_.empty())
@@ -135,7 +137,7 @@ private:
         const auto unit = [&](const std::string& from, int64_t kernel, int64_t pad, bool withRelu) -> std::optional<std::string> {
             const Node* c = at(k);
             if (!c || c->kind != OpKind::Conv || c->inputs.size() != 2 || c->inputs[0] != from || c->kernel != kernel ||
-                c->pad != pad || c->group != 1 || c->fused_relu || useCount(g_, c->output) != 1)
+                c->pad != pad || !c->squareWindow() || c->group != 1 || c->fused_relu || useCount(g_, c->output) != 1)
                 return std::nullopt;
             const Node* b = at(k + 1);
             if (!b || b->kind != OpKind::BatchNormalization || b->inputs[0] != c->output) return std::nullopt;

@@ -52,18 +52,34 @@ private:
     const std::string& where_;
 };
 
-// Output extent of a window over `in` cells; fails when the window does not fit.
-int64_t windowed(const Inputs& in, int64_t size, const Node& n) {
-    if (size + 2 * n.pad < n.kernel)
-        in.fail("kernel " + std::to_string(n.kernel) + " is larger than its input (" + std::to_string(size) +
-                " with padding " + std::to_string(n.pad) + ")");
-    return (size + 2 * n.pad - n.kernel) / n.stride + 1;
+// Output extent of a window over `size` cells (kernel k, stride s, padding before and after, dilation
+// d); fails when the window does not fit.
+int64_t windowed(const Inputs& in, int64_t size, int64_t k, int64_t s, int64_t before, int64_t after, int64_t d,
+                 const char* axis) {
+    const int64_t span = d * (k - 1) + 1;
+    if (size + before + after < span)
+        in.fail(std::string("the kernel's ") + axis + " " + std::to_string(span) + " is larger than its input's (" +
+                std::to_string(size) + " with padding " + std::to_string(before) + " + " + std::to_string(after) + ")");
+    return (size + before + after - span) / s + 1;
+}
+
+Dims windowOutput(const Inputs& in, const Dims& x, int64_t channels, const Node& n) {
+    return {channels, windowed(in, x[1], n.kernel, n.stride, n.pad, n.padBottom(), n.dilation, "height"),
+            windowed(in, x[2], n.kernelW(), n.strideW(), n.padLeft(), n.padRight(), n.dilationW(), "width")};
 }
 
 void windowAttributes(const Inputs& in, const Node& n) {
-    if (n.kernel <= 0 || n.stride <= 0 || n.pad < 0)
-        in.fail("kernel " + std::to_string(n.kernel) + ", stride " + std::to_string(n.stride) + ", pad " +
-                std::to_string(n.pad) + ": kernel and stride must be positive, pad not negative");
+    if (n.kernel <= 0 || n.kernelW() <= 0 || n.stride <= 0 || n.strideW() <= 0 || n.pad < 0 || n.padLeft() < 0 ||
+        n.padBottom() < 0 || n.padRight() < 0 || n.dilation <= 0 || n.dilationW() <= 0)
+        in.fail(n.windowText() + ": kernel, stride and dilation must be positive, pads not negative");
+    if (n.kind != OpKind::Conv && (n.dilation != 1 || n.dilationW() != 1))
+        in.fail("dilation " + std::to_string(n.dilation) + "x" + std::to_string(n.dilationW()) + " (only convolutions dilate)");
+}
+
+// A pooling's padding is empty cells at the edge: each side less than the kernel there.
+void poolPads(const Inputs& in, const Node& n) {
+    if (n.pad >= n.kernel || n.padBottom() >= n.kernel || n.padLeft() >= n.kernelW() || n.padRight() >= n.kernelW())
+        in.fail(n.windowText() + ": a pad as large as the kernel");
 }
 
 const Dims& image(const Inputs& in, const Dims& x) {
@@ -104,12 +120,12 @@ Dims nodeOutputShape(const Graph& g, const Node& n, const std::map<std::string, 
             const int64_t filters = w.empty() ? 0 : w[0];
             if (n.group <= 0 || x[0] % n.group != 0)
                 in.fail("group " + std::to_string(n.group) + " does not divide its " + std::to_string(x[0]) + " input channels");
-            in.weight(1, {filters, x[0] / n.group, n.kernel, n.kernel}, "weight");
+            in.weight(1, {filters, x[0] / n.group, n.kernel, n.kernelW()}, "weight");
             if (filters <= 0) in.fail("weight '" + n.inputs[1] + "' has no filters");
             if (filters % n.group != 0)
                 in.fail("group " + std::to_string(n.group) + " does not divide its " + std::to_string(filters) + " filters");
             if (n.inputs.size() == 3) in.weight(2, {filters}, "bias");
-            return {filters, windowed(in, x[1], n), windowed(in, x[2], n)};
+            return windowOutput(in, x, filters, n);
         }
         case OpKind::Gemm: {
             in.count(2, 3, "x, W and an optional B");
@@ -137,8 +153,8 @@ Dims nodeOutputShape(const Graph& g, const Node& n, const std::map<std::string, 
             in.count(1, 1, "one input");
             const Dims& x = image(in, in.value(0));
             windowAttributes(in, n);
-            if (2 * n.pad > n.kernel) in.fail("pad " + std::to_string(n.pad) + " is more than half the kernel");
-            return {x[0], windowed(in, x[1], n), windowed(in, x[2], n)};
+            poolPads(in, n);
+            return windowOutput(in, x, x[0], n);
         }
         case OpKind::GlobalAveragePool: {
             in.count(1, 1, "one input");
@@ -185,8 +201,8 @@ Dims nodeOutputShape(const Graph& g, const Node& n, const std::map<std::string, 
             in.count(1, 1, "one input");
             const Dims& x = image(in, in.value(0));
             windowAttributes(in, n);
-            if (2 * n.pad > n.kernel) in.fail("pad " + std::to_string(n.pad) + " is more than half the kernel");
-            return {x[0], windowed(in, x[1], n), windowed(in, x[2], n)};
+            poolPads(in, n);
+            return windowOutput(in, x, x[0], n);
         }
     }
     in.fail("unknown op kind");

@@ -19,7 +19,7 @@ const std::vector<float>& weights(const Graph& g, const Node& n, size_t i) { ret
 Values conv(const Graph& g, const Node& n, const Values& x, const Dims& in, const Dims& out) {
     const std::vector<float>& w = weights(g, n, 1);
     // Group g's filters read only its channels: filter o reads channels (o / per-group filters) * c onwards.
-    const int64_t c = in[0] / n.group, h = in[1], wd = in[2], k = n.kernel, perGroup = out[0] / n.group;
+    const int64_t c = in[0] / n.group, h = in[1], wd = in[2], kh = n.kernel, kw = n.kernelW(), perGroup = out[0] / n.group;
     Values y(static_cast<size_t>(out[0] * out[1] * out[2]));
     for (int64_t o = 0; o < out[0]; ++o)
         for (int64_t oy = 0; oy < out[1]; ++oy)
@@ -27,11 +27,12 @@ Values conv(const Graph& g, const Node& n, const Values& x, const Dims& in, cons
                 double sum = n.inputs.size() == 3 ? weights(g, n, 2)[static_cast<size_t>(o)] : 0.0;
                 const int64_t first = (o / perGroup) * c;
                 for (int64_t i = 0; i < c; ++i)
-                    for (int64_t ky = 0; ky < k; ++ky)
-                        for (int64_t kx = 0; kx < k; ++kx) {
-                            const int64_t iy = oy * n.stride - n.pad + ky, ix = ox * n.stride - n.pad + kx;
+                    for (int64_t ky = 0; ky < kh; ++ky)
+                        for (int64_t kx = 0; kx < kw; ++kx) {
+                            const int64_t iy = oy * n.stride - n.pad + ky * n.dilation,
+                                          ix = ox * n.strideW() - n.padLeft() + kx * n.dilationW();
                             if (iy < 0 || iy >= h || ix < 0 || ix >= wd) continue;  // zero padding
-                            sum += double(w[static_cast<size_t>(((o * c + i) * k + ky) * k + kx)]) *
+                            sum += double(w[static_cast<size_t>(((o * c + i) * kh + ky) * kw + kx)]) *
                                    x[static_cast<size_t>(((first + i) * h + iy) * wd + ix)];
                         }
                 y[static_cast<size_t>((o * out[1] + oy) * out[2] + ox)] = relu(sum, n.fused_relu);
@@ -70,8 +71,8 @@ Values maxPool(const Node& n, const Values& x, const Dims& in, const Dims& out) 
             for (int64_t ox = 0; ox < out[2]; ++ox) {
                 double m = -std::numeric_limits<double>::infinity();  // padding is never the max
                 for (int64_t ky = 0; ky < n.kernel; ++ky)
-                    for (int64_t kx = 0; kx < n.kernel; ++kx) {
-                        const int64_t iy = oy * n.stride - n.pad + ky, ix = ox * n.stride - n.pad + kx;
+                    for (int64_t kx = 0; kx < n.kernelW(); ++kx) {
+                        const int64_t iy = oy * n.stride - n.pad + ky, ix = ox * n.strideW() - n.padLeft() + kx;
                         if (iy >= 0 && iy < in[1] && ix >= 0 && ix < in[2])
                             m = std::max(m, x[static_cast<size_t>((c * in[1] + iy) * in[2] + ix)]);
                     }
@@ -88,14 +89,14 @@ Values averagePool(const Node& n, const Values& x, const Dims& in, const Dims& o
                 double sum = 0.0;
                 int64_t cells = 0;
                 for (int64_t ky = 0; ky < n.kernel; ++ky)
-                    for (int64_t kx = 0; kx < n.kernel; ++kx) {
-                        const int64_t iy = oy * n.stride - n.pad + ky, ix = ox * n.stride - n.pad + kx;
+                    for (int64_t kx = 0; kx < n.kernelW(); ++kx) {
+                        const int64_t iy = oy * n.stride - n.pad + ky, ix = ox * n.strideW() - n.padLeft() + kx;
                         if (iy >= 0 && iy < in[1] && ix >= 0 && ix < in[2]) {
                             sum += x[static_cast<size_t>((c * in[1] + iy) * in[2] + ix)];
                             ++cells;
                         }
                     }
-                const int64_t divisor = n.count_include_pad ? n.kernel * n.kernel : cells;
+                const int64_t divisor = n.count_include_pad ? n.kernel * n.kernelW() : cells;
                 y[static_cast<size_t>((c * out[1] + oy) * out[2] + ox)] = sum / double(divisor);
             }
     return y;

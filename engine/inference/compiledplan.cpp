@@ -178,13 +178,14 @@ private:
             wDims[0] /= node.group;
             wDims.insert(wDims.begin(), node.group);
         }
-        const memory::dims stride{node.stride, node.stride}, pad{node.pad, node.pad};
+        const memory::dims stride{node.stride, node.strideW()}, padL{node.pad, node.padLeft()},
+            padR{node.padBottom(), node.padRight()}, dilates{node.dilation - 1, node.dilationW() - 1};
         const memory::desc biasMd = node.inputs.size() == 3 ? anyDesc({out[1]}) : memory::desc();
         // Everything "any": the kernel picks its layouts; the input is reordered to it if need be
         // (the first convolution's plain input usually stays plain).
         dnnl::convolution_forward::primitive_desc pd(
             {prop_kind::forward_inference, dnnl::algorithm::convolution_direct, anyDesc(x.get_desc().dims()),
-             anyDesc(wDims), biasMd, anyDesc(out), stride, pad, pad},
+             anyDesc(wDims), biasMd, anyDesc(out), stride, dilates, padL, padR},
             inferenceAttr(node.fused_relu), eng_);
         return weighted<dnnl::convolution_forward>(node, node.inputs[1], x, pd);
     }
@@ -272,11 +273,12 @@ private:
             node.kind == OpKind::MaxPool ? dnnl::algorithm::pooling_max
             : (node.kind == OpKind::AveragePool && node.count_include_pad) ? dnnl::algorithm::pooling_avg_include_padding
                                                                              : dnnl::algorithm::pooling_avg_exclude_padding;
-        const memory::dims kernel = global ? memory::dims{in[2], in[3]} : memory::dims{node.kernel, node.kernel};
-        const memory::dims stride = global ? kernel : memory::dims{node.stride, node.stride};
-        const memory::dims pad = global ? memory::dims{0, 0} : memory::dims{node.pad, node.pad};
+        const memory::dims kernel = global ? memory::dims{in[2], in[3]} : memory::dims{node.kernel, node.kernelW()};
+        const memory::dims stride = global ? kernel : memory::dims{node.stride, node.strideW()};
+        const memory::dims padL = global ? memory::dims{0, 0} : memory::dims{node.pad, node.padLeft()};
+        const memory::dims padR = global ? memory::dims{0, 0} : memory::dims{node.padBottom(), node.padRight()};
         dnnl::pooling_forward::primitive_desc pd(
-            {prop_kind::forward_inference, algorithm, x.get_desc(), anyDesc(out), stride, kernel, pad, pad},
+            {prop_kind::forward_inference, algorithm, x.get_desc(), anyDesc(out), stride, kernel, padL, padR},
             eng_);
         const memory& dst = buffer(pd.dst_desc());
         step(dnnl::pooling_forward(pd), {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, dst}});

@@ -64,6 +64,9 @@ void checkInt8Ops(const graph::Graph& g) {
         if (n.kind == graph::OpKind::Add && !g.nodes.empty() && n.inputs.size() == 2 && g.initializers.count(n.inputs[1]))
             throw graph::GraphError(where + ": int8 adds two values only, not a constant ('" + n.inputs[1] +
                                     "'); serve this model in fp32");
+        if ((n.kind == graph::OpKind::Conv || n.kind == graph::OpKind::MaxPool) && !n.squareWindow())
+            throw graph::GraphError(where + ": int8 runs square windows with the same padding on every side only, this one "
+                                    "has a " + n.windowText() + "; serve this model in fp32");
         if (n.kind == graph::OpKind::Conv && n.group != 1)
             throw graph::GraphError(where + ": int8 runs convolutions of group 1 only, this one has group " +
                                     std::to_string(n.group) + "; serve this model in fp32");

@@ -36,15 +36,16 @@ prof::OpCost innerProduct(Pass pass, int64_t batch, int64_t in, int64_t out, boo
 }
 
 prof::OpCost convolution(Pass pass, const Dims& src, const Dims& dst, int64_t kernel, bool bias, bool relu,
-                         int64_t group) {
+                         int64_t group, int64_t kernelW) {
+    if (kernelW <= 0) kernelW = kernel;
     const double n = static_cast<double>(src[0]), oc = static_cast<double>(dst[1]);
     const double ic = static_cast<double>(src[1] / group);  // input channels each output reads
-    const double k2 = static_cast<double>(kernel * kernel);
+    const double k2 = static_cast<double>(kernel * kernelW);
     const double srcN = product(src), dstN = product(dst), weights = oc * ic * k2;
     const double outPixels = dstN / n / oc;
     prof::OpCost c;
     c.kind = passName(pass, "convolution_forward", "convolution_backward_data", "convolution_backward_weights");
-    c.shape = "src " + prof::dimsText(src) + ", weights " + prof::dimsText({dst[1], src[1] / group, kernel, kernel}) +
+    c.shape = "src " + prof::dimsText(src) + ", weights " + prof::dimsText({dst[1], src[1] / group, kernel, kernelW}) +
               (group > 1 ? ", group " + std::to_string(group) : std::string()) + ", dst " + prof::dimsText(dst) +
               (relu && pass == Pass::Forward ? ", relu" : "");
     c.flops = 2.0 * n * oc * outPixels * ic * k2;
@@ -62,13 +63,15 @@ prof::OpCost convolution(Pass pass, const Dims& src, const Dims& dst, int64_t ke
     return c;
 }
 
-prof::OpCost maxPooling(bool forward, const Dims& src, const Dims& dst, int64_t window, bool relu) {
+prof::OpCost maxPooling(bool forward, const Dims& src, const Dims& dst, int64_t window, bool relu, int64_t windowW) {
+    if (windowW <= 0) windowW = window;
     const double srcN = product(src), dstN = product(dst);
     prof::OpCost c;
     c.kind = forward ? "pooling_max_forward" : "pooling_max_backward";
-    c.shape = "src " + prof::dimsText(src) + ", window " + std::to_string(window) + ", dst " + prof::dimsText(dst) +
+    c.shape = "src " + prof::dimsText(src) + ", window " + std::to_string(window) +
+              (windowW != window ? "x" + std::to_string(windowW) : std::string()) + ", dst " + prof::dimsText(dst) +
               (relu ? ", relu" : "");
-    c.flops = forward ? dstN * static_cast<double>(window * window) : dstN;
+    c.flops = forward ? dstN * static_cast<double>(window * windowW) : dstN;
     // Forward reads the input and writes the output (and an arg-max per output); backward reads the
     // output gradient (and arg-max) and writes the input gradient.
     c.bytes = kF * (srcN + dstN) + dstN;

@@ -13,13 +13,14 @@ enum class Pass { Forward, BackwardData, BackwardWeights };
 
 // Dense [batch, in] x [out, in]^T (+ bias) (+ ReLU post-op).
 prof::OpCost innerProduct(Pass pass, int64_t batch, int64_t in, int64_t out, bool bias, bool relu);
-// Convolution of src [N, C, H, W] into dst [N, K, OH, OW] with square kernels of `kernel`, in `group`
-// independent groups (depthwise: group = C): each output reads C / group input channels.
+// Convolution of src [N, C, H, W] into dst [N, K, OH, OW] with kernels of `kernel` x `kernelW` (0:
+// square), in `group` independent groups (depthwise: group = C): each output reads C / group input
+// channels. Dilation changes which inputs a kernel reads, not how many: it costs nothing here.
 prof::OpCost convolution(Pass pass, const Dims& src, const Dims& dst, int64_t kernel, bool bias, bool relu,
-                         int64_t group = 1);
-// Max pooling of src into dst with square windows of `window` (forward: one comparison per window
-// element; backward: one add per output).
-prof::OpCost maxPooling(bool forward, const Dims& src, const Dims& dst, int64_t window, bool relu);
+                         int64_t group = 1, int64_t kernelW = 0);
+// Max pooling of src into dst with windows of `window` x `windowW` (0: square) (forward: one
+// comparison per window element; backward: one add per output).
+prof::OpCost maxPooling(bool forward, const Dims& src, const Dims& dst, int64_t window, bool relu, int64_t windowW = 0);
 // Batch normalisation of data [N, C, ...] per channel over all other dimensions, one call (with
 // statistics shards, one call per shard: pass the shard's dims). Counted per element: training
 // forward 6 FLOPs (mean 1, variance 3, then x * a + b 2), inference 2, backward 10 (sum of dy 1,

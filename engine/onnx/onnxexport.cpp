@@ -49,7 +49,7 @@ void addInt(::onnx::NodeProto* n, const char* name, int64_t value) {
     return n;
 }
 
-// The node's attributes as ONNX spells them (square kernels and strides, symmetric pads).
+// The node's attributes as ONNX spells them.
 void addAttributes(::onnx::NodeProto* n, const graph::Node& node) {
     switch (node.kind) {
         case graph::OpKind::AveragePool:
@@ -57,9 +57,10 @@ void addAttributes(::onnx::NodeProto* n, const graph::Node& node) {
             [[fallthrough]];
         case graph::OpKind::Conv:
         case graph::OpKind::MaxPool:
-            addInts(n, "kernel_shape", {node.kernel, node.kernel});
-            addInts(n, "strides", {node.stride, node.stride});
-            addInts(n, "pads", {node.pad, node.pad, node.pad, node.pad});
+            addInts(n, "kernel_shape", {node.kernel, node.kernelW()});
+            addInts(n, "strides", {node.stride, node.strideW()});
+            addInts(n, "pads", {node.pad, node.padLeft(), node.padBottom(), node.padRight()});
+            if (node.dilation != 1 || node.dilationW() != 1) addInts(n, "dilations", {node.dilation, node.dilationW()});
             if (node.group != 1) addInt(n, "group", node.group);
             break;
         case graph::OpKind::Gemm: addInt(n, "transB", 1); break;

@@ -92,12 +92,13 @@ graph::Initializer constantTensor(const ::onnx::NodeProto& n, const std::string&
     throw OnnxError(where + ": attribute '" + a.name() + "' is not supported (only a float 'value' or 'value_float')");
 }
 
-// A Pad of an image: zeros, the same count on every side of height and width, none on the batch and
-// channels (what an average pooling's padding is).
+// A Pad of an image with zeros: top, left, bottom and right, none on the batch and channels (what a
+// convolution's or an average pooling's padding is).
 struct PendingPad {
     std::string source;
-    int64_t pad = 0;
+    int64_t top = 0, left = 0, bottom = 0, right = 0;
     std::string where;  // "node 'Pad_7' (Pad)", for the errors of its readers
+    bool none() const { return top == 0 && left == 0 && bottom == 0 && right == 0; }
 };
 
 template <typename Resolve>
@@ -133,13 +134,21 @@ PendingPad readPad(const graph::Graph& g, const ::onnx::NodeProto& n, int64_t op
         }
     }
     if (value != 0.0f) throw OnnxError(where + ": pads with " + std::to_string(value) + " (only zeros are supported)");
-    const bool image = pads.size() == 8 && pads[0] == 0 && pads[1] == 0 && pads[4] == 0 && pads[5] == 0 &&
-                       pads[2] == pads[3] && pads[2] == pads[6] && pads[2] == pads[7] && pads[2] >= 0;
     const bool none = std::all_of(pads.begin(), pads.end(), [](float v) { return v == 0.0f; });
+    const bool image = pads.size() == 8 && pads[0] == 0 && pads[1] == 0 && pads[4] == 0 && pads[5] == 0 &&
+                       std::all_of(pads.begin(), pads.end(), [](float v) { return v >= 0.0f; });
     if (!image && !none)
-        throw OnnxError(where + ": pads other than the same count on every side of height and width are not supported");
-    const std::string node = "node '" + n.name() + "' (Pad)";
-    return {resolve(n.input(0)), none ? 0 : static_cast<int64_t>(pads[2]), node};
+        throw OnnxError(where + ": pads other than zeros around the height and width of an image are not supported");
+    PendingPad p;
+    p.source = resolve(n.input(0));
+    p.where = "node '" + n.name() + "' (Pad)";
+    if (!none) {
+        p.top = static_cast<int64_t>(pads[2]);
+        p.left = static_cast<int64_t>(pads[3]);
+        p.bottom = static_cast<int64_t>(pads[6]);
+        p.right = static_cast<int64_t>(pads[7]);
+    }
+    return p;
 }
 
 // A Clip of opset 11 on reads its bounds as inputs 1 and 2 (either may be "": none): they must be
@@ -345,7 +354,7 @@ graph::Graph importModelReleasing(const ::onnx::ModelProto& m, ::onnx::ModelProt
         }
         if (standard && n.op_type() == "Pad") {
             const PendingPad pad = readPad(g, n, opset, where, resolve);
-            if (pad.pad == 0) {
+            if (pad.none()) {
                 if (alias.count(n.output(0))) throw OnnxError(where + ": its output '" + n.output(0) + "' is written twice");
                 alias[n.output(0)] = pad.source;  // pads of 0: the identity
             } else {
@@ -359,23 +368,37 @@ graph::Graph importModelReleasing(const ::onnx::ModelProto& m, ::onnx::ModelProt
             in = resolve(in);
             if (dropoutMasks.count(in)) throw OnnxError(where + ": reads Dropout's mask '" + in + "', which inference has not");
         }
-        // Zero padding then an average over the kernel: the AveragePool's own padding, counted in the
-        // divisor (PyTorch exports AvgPool2d(count_include_pad=True) so).
+        // Zeros around the image, then a convolution: more of its own zero padding (ZeroPad2d before a
+        // Conv2d). Then an average over the kernel: the AveragePool's padding, counted in the divisor
+        // (PyTorch exports AvgPool2d(count_include_pad=True) so).
         for (size_t i = 0; i < node.inputs.size(); ++i) {
             const auto p = padded.find(node.inputs[i]);
             if (p == padded.end()) continue;
-            if (node.kind != graph::OpKind::AveragePool || i != 0 || node.pad != 0)
+            const bool conv = node.kind == graph::OpKind::Conv;
+            const bool pool = node.kind == graph::OpKind::AveragePool && node.pad == 0 && node.padLeft() == 0 &&
+                              node.padBottom() == 0 && node.padRight() == 0;
+            if (i != 0 || !(conv || pool))
                 throw OnnxError(where + ": reads '" + node.inputs[i] + "', padded by " + p->second.where +
-                                "; a Pad is supported as the identity (pads of 0) or right before an AveragePool without pads");
-            node.inputs[0] = p->second.source;
-            node.pad = p->second.pad;
-            node.count_include_pad = true;
+                                "; a Pad is supported as the identity (pads of 0), right before a Conv, or right before "
+                                "an AveragePool without pads of its own");
+            const PendingPad& pad = p->second;
+            node.inputs[0] = pad.source;
+            const int64_t left = node.padLeft() + pad.left, bottom = node.padBottom() + pad.bottom,
+                          right = node.padRight() + pad.right;
+            node.pad += pad.top;
+            node.pad_left = left == node.pad ? -1 : left;
+            node.pad_bottom = bottom == node.pad ? -1 : bottom;
+            node.pad_right = right == node.pad ? -1 : right;
+            if (pool) node.count_include_pad = true;
         }
         if (node.name.empty()) node.name = node.output;  // ONNX names are optional; ours must be unique
         if (!names.insert(node.name).second) throw OnnxError(origin + ": node name '" + node.name + "' appears twice");
         if (node.kind == graph::OpKind::Conv && node.kernel == 0 && node.inputs.size() > 1) {
             const auto w = g.initializers.find(node.inputs[1]);
-            if (w != g.initializers.end() && w->second.dims.size() == 4) node.kernel = w->second.dims[2];
+            if (w != g.initializers.end() && w->second.dims.size() == 4) {
+                node.kernel = w->second.dims[2];
+                node.kernel_w = w->second.dims[3] == node.kernel ? 0 : w->second.dims[3];
+            }
         }
         if (node.kind == graph::OpKind::Clip) readClipBounds(g, node, where);
         if (fixups.transpose_weight && node.inputs.size() > 1) transposed.push_back(node.name);
@@ -383,7 +406,7 @@ graph::Graph importModelReleasing(const ::onnx::ModelProto& m, ::onnx::ModelProt
     }
     g.output = resolve(g.output);
     if (const auto p = padded.find(g.output); p != padded.end())
-        throw OnnxError(origin + ": the graph's output is padded by " + p->second.where + " (a Pad is supported before an AveragePool only)");
+        throw OnnxError(origin + ": the graph's output is padded by " + p->second.where + " (a Pad is supported before a Conv or an AveragePool only)");
     for (const std::string& gemm : transposed) transposeGemmWeight(g, gemm, origin);
     readMetadata(m, g.metadata, origin);
     undoExportAdditions(g);

@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "engine/onnx/onnxerror.h"
 #include "engine/onnx/onnxformat.h"
@@ -27,18 +28,14 @@ int64_t intAttribute(const ::onnx::NodeProto& n, const char* name, int64_t fallb
     return a->i();
 }
 
-// An ints attribute whose values are all the same (square kernels, equal strides, symmetric pads),
-// of `count` values; `fallback` when absent.
-int64_t uniformInts(const ::onnx::NodeProto& n, const char* name, int count, int64_t fallback, const std::string& where) {
+// An ints attribute of `count` values; `fallback` (count copies) when absent.
+std::vector<int64_t> intsAttribute(const ::onnx::NodeProto& n, const char* name, int count, int64_t fallback,
+                                   const std::string& where) {
     const ::onnx::AttributeProto* a = findAttribute(n, name);
-    if (!a) return fallback;
+    if (!a) return std::vector<int64_t>(static_cast<size_t>(count), fallback);
     if (a->type() != ::onnx::AttributeProto::INTS || a->ints_size() != count)
-        throw OnnxError(where + ": attribute '" + name + "' is not " + std::to_string(count) + " ints");
-    for (int64_t v : a->ints())
-        if (v != a->ints(0))
-            throw OnnxError(where + ": attribute '" + name + "' has unequal values; only square kernels, equal strides "
-                            "and symmetric pads are supported");
-    return a->ints(0);
+        throw OnnxError(where + ": attribute '" + name + "' is not " + std::to_string(count) + " ints (2-D windows only)");
+    return {a->ints().begin(), a->ints().end()};
 }
 
 void requireNone(const ::onnx::NodeProto& n, std::initializer_list<const char*> allowed, const std::string& where) {
@@ -58,12 +55,34 @@ void requireInt(const ::onnx::NodeProto& n, const char* name, int64_t want, cons
 
 void windowAttributes(const ::onnx::NodeProto& n, graph::Node& node, const std::string& where) {
     const ::onnx::AttributeProto* autoPad = findAttribute(n, "auto_pad");
-    if (autoPad && autoPad->s() != "NOTSET") throw OnnxError(where + ": auto_pad '" + autoPad->s() + "' is not supported (only NOTSET)");
-    node.kernel = uniformInts(n, "kernel_shape", 2, 0, where);
-    node.stride = uniformInts(n, "strides", 2, 1, where);
-    node.pad = uniformInts(n, "pads", 4, 0, where);
-    if (uniformInts(n, "dilations", 2, 1, where) != 1) throw OnnxError(where + ": dilations other than 1 are not supported");
+    if (autoPad && autoPad->s() != "NOTSET" && autoPad->s() != "VALID")
+        throw OnnxError(where + ": auto_pad '" + autoPad->s() + "' is not supported (NOTSET with explicit pads, or VALID)");
+    const std::vector<int64_t> kernel = intsAttribute(n, "kernel_shape", 2, 0, where);
+    const std::vector<int64_t> strides = intsAttribute(n, "strides", 2, 1, where);
+    std::vector<int64_t> pads = intsAttribute(n, "pads", 4, 0, where);  // top, left, bottom, right
+    if (autoPad && autoPad->s() == "VALID") pads.assign(4, 0);
+    const std::vector<int64_t> dilations = intsAttribute(n, "dilations", 2, 1, where);
+    node.kernel = kernel[0];
+    node.kernel_w = kernel[1];
+    node.stride = strides[0];
+    node.stride_w = strides[1];
+    node.pad = pads[0];
+    node.pad_left = pads[1];
+    node.pad_bottom = pads[2];
+    node.pad_right = pads[3];
+    node.dilation = dilations[0];
+    node.dilation_w = dilations[1];
+    if (node.kind != graph::OpKind::Conv && (node.dilation != 1 || node.dilation_w != 1))
+        throw OnnxError(where + ": dilations other than 1 are not supported for pooling");
     if (node.kernel <= 0 && node.kind != graph::OpKind::Conv) throw OnnxError(where + ": no kernel_shape");
+    // What equals the height's (or the top's) is left as "the same": a square window reads back as the
+    // engine's own nodes are.
+    if (node.kernel_w == node.kernel) node.kernel_w = 0;
+    if (node.stride_w == node.stride) node.stride_w = 0;
+    if (node.pad_left == node.pad) node.pad_left = -1;
+    if (node.pad_bottom == node.pad) node.pad_bottom = -1;
+    if (node.pad_right == node.pad) node.pad_right = -1;
+    if (node.dilation_w == node.dilation) node.dilation_w = 0;
 }
 
 }  // namespace

@@ -79,11 +79,16 @@ inline void expectSameGraph(const graph::Graph& got, const graph::Graph& want) {
         EXPECT_EQ(a.inputs, b.inputs) << b.name;
         EXPECT_EQ(a.output, b.output) << b.name;
         EXPECT_EQ(a.fused_relu, b.fused_relu) << b.name;
-        if (b.kind == graph::OpKind::Conv || b.kind == graph::OpKind::MaxPool) {
+        if (b.kind == graph::OpKind::Conv || b.kind == graph::OpKind::MaxPool || b.kind == graph::OpKind::AveragePool) {
             EXPECT_EQ(a.kernel, b.kernel) << b.name;
             EXPECT_EQ(a.stride, b.stride) << b.name;
             EXPECT_EQ(a.pad, b.pad) << b.name;
             EXPECT_EQ(a.group, b.group) << b.name;
+            EXPECT_EQ(a.windowText(), b.windowText()) << b.name;  // the width's, every side's pad, dilation
+            EXPECT_EQ(a.count_include_pad, b.count_include_pad) << b.name;
+        }
+        if (b.kind == graph::OpKind::BatchNormalization) {
+            EXPECT_EQ(std::memcmp(&a.momentum, &b.momentum, sizeof(float)), 0) << b.name;
         }
         if (b.kind == graph::OpKind::Clip) {
             EXPECT_EQ(std::memcmp(&a.clip_min, &b.clip_min, sizeof(float)), 0) << b.name;

@@ -91,7 +91,7 @@ TEST_P(OnnxFixture, ExportThenImportIsTheSameGraphAndTheSamePredictions) {
     EXPECT_EQ(onnx::exportOnnx(back, {"test"}), onnx::exportOnnx(f.graph, {"test"}));
 }
 
-INSTANTIATE_TEST_SUITE_P(PyTorch, OnnxFixture, ::testing::Values("mobilenet_block", "mobilenet_block_op10", "grouped_conv", "ops_mix"));
+INSTANTIATE_TEST_SUITE_P(PyTorch, OnnxFixture, ::testing::Values("mobilenet_block", "mobilenet_block_op10", "grouped_conv", "ops_mix", "windows"));
 
 TEST(OnnxFixtures, TheMobileNetBlockImportsAsDepthwiseConvolutionsAndReluSixes) {
     for (const char* name : {"mobilenet_block", "mobilenet_block_op10"}) {
@@ -147,6 +147,36 @@ TEST(OnnxFixtures, OpsMixIsEstimatedAndRefusedByInt8AndTrainingNamingTheNode) {
         EXPECT_NE(std::string(e.what()).find(": int8 does not run Sigmoid yet; serve this model in fp32"), std::string::npos)
             << e.what();
     }
+}
+
+// Windows that are not square: each side's padding, the width's kernel and stride, dilation, and a
+// ZeroPad2d folded into the convolution after it; int8 and training refuse them naming the window.
+TEST(OnnxFixtures, RectangularDilatedAndAsymmetricWindowsImportAsTheyAre) {
+    const OnnxFixtureFiles f = loadOnnxFixture("windows");
+    std::vector<std::string> windows;
+    for (const graph::Node& n : f.graph.nodes)
+        if (n.kind == graph::OpKind::Conv || n.kind == graph::OpKind::MaxPool) windows.push_back(n.windowText());
+    EXPECT_EQ(windows, (std::vector<std::string>{
+                           "3x1 kernel, stride 1x2, pads 1,0,1,0 (top, left, bottom, right)",
+                           "3x3 kernel, stride 1x1, pads 2,2,2,2 (top, left, bottom, right), dilation 2x2",
+                           "3x3 kernel, stride 2x2, pads 0,0,1,1 (top, left, bottom, right)",
+                           "2x1 kernel, stride 2x1, pads 0,0,0,0 (top, left, bottom, right)"}));
+    inference::CalibrationOptions options;
+    options.batches = 1;
+    options.batch_size = 4;
+    try {
+        inference::quantizeGraph(f.graph, f.input.data(), f.examples, options);
+        FAIL() << "expected a GraphError";
+    } catch (const graph::GraphError& e) {
+        EXPECT_NE(std::string(e.what()).find("int8 runs square windows with the same padding on every side only, this one "
+                                             "has a 3x1 kernel"),
+                  std::string::npos)
+            << e.what();
+    }
+    // Estimated with the kernels' true sizes: 3x1 reads a third of what 3x3 would.
+    const OpGraph ops = inferenceOpGraph(f.graph, 1);
+    ASSERT_FALSE(ops.ops.empty());
+    EXPECT_NE(ops.ops[0].cost.shape.find("weights 4x2x3x1"), std::string::npos) << ops.ops[0].cost.shape;
 }
 
 TEST(OnnxFixtures, Int8RefusesDepthwiseConvolutionsAndClipNamingTheNode) {
