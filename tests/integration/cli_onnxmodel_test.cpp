@@ -6,6 +6,7 @@
 // refused naming both shapes, by `run` too; `run` trains an imported model from its own weights.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -139,28 +140,46 @@ TEST(CliOnnxModel, AModelForOtherExamplesIsRefusedNamingBothShapesByEstimateAndR
         << run.err << run.out;
 }
 
-// W1 written as ONNX with seeded weights trains with `run` like the preset (on a slice of
-// Fashion-MNIST), is recorded as onnx(mlp.onnx), and its checkpoint exports and predicts as any
-// run's does; a model with nodes the engine cannot train is refused naming them.
-TEST(CliOnnxModel, RunTrainsAnImportedModelAndItsCheckpointExports) {
+// W1 written as ONNX with the weights the preset starts from (the experiment's seed, 42) trains with
+// `run` exactly as the preset does — the same layers from the same weights on the same batches give
+// the same test accuracy to the last example — is recorded as onnx(mlp.onnx), and its checkpoint
+// exports as any run's does; a model with nodes the engine cannot train is refused naming them.
+TEST(CliOnnxModel, RunTrainsAnImportedModelAsThePresetAndItsCheckpointExports) {
     TempDir tmp;
     const std::string db = (tmp.path / "runs.db").string();
-    const std::string w1 = writePresetOnnx("mlp", {1, 28, 28}, 10, tmp.path, 11);
-    const auto run = runCli({"run", std::string(TRAINBENCH_SOURCE_DIR) + "/experiments/fmnist-mlp.json", "--set",
-                             "model.onnx=" + w1, "--set", "data.fraction=0.05", "--set", "train.epochs=2", "--set",
-                             "train.checkpoint_at_end=true", "--db", db, "-q"},
-                            tmp.path);
+    const std::string w1 = writePresetOnnx("mlp", {1, 28, 28}, 10, tmp.path, 42);
+    const std::vector<std::string> common{"--set", "data.fraction=0.05", "--set", "train.epochs=2", "--set",
+                                          "train.threads=1", "--db", db, "-q"};
+    std::vector<std::string> preset{"run", std::string(TRAINBENCH_SOURCE_DIR) + "/experiments/fmnist-mlp.json"};
+    preset.insert(preset.end(), common.begin(), common.end());
+    std::vector<std::string> imported = preset;
+    imported.insert(imported.end(), {"--set", "model.onnx=" + w1, "--set", "train.checkpoint_at_end=true"});
+    const auto asPreset = runCli(preset, tmp.path);
+    ASSERT_EQ(asPreset.exitCode, 0) << asPreset.err << asPreset.out;
+    const auto run = runCli(imported, tmp.path);
     ASSERT_EQ(run.exitCode, 0) << run.err << run.out;
+    // Other starting weights (seed 11's) in the file, the same run otherwise: they are what it starts from.
+    const std::string other = (tmp.path / "other").string();
+    std::filesystem::create_directories(other);
+    std::vector<std::string> otherStart = preset;
+    otherStart.insert(otherStart.end(), {"--set", "model.onnx=" + writePresetOnnx("mlp", {1, 28, 28}, 10, other, 11)});
+    const auto third = runCli(otherStart, tmp.path);
+    ASSERT_EQ(third.exitCode, 0) << third.err << third.out;
     {
         auto store = trainbench::profiler::RunStore::open(db, trainbench::profiler::OpenMode::ReadOnly);
-        const auto rows = store.listRuns();
-        ASSERT_EQ(rows.size(), 1u);
-        EXPECT_EQ(rows[0].model.value_or(""), "onnx(mlp.onnx)");
-        // 784-512-256-10 from its own weights: well past chance on a twentieth of the data.
-        EXPECT_GT(rows[0].final_accuracy.value_or(0.0), 0.6);
+        auto rows = store.listRuns();
+        ASSERT_EQ(rows.size(), 3u);
+        std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.id.value < b.id.value; });
+        EXPECT_EQ(rows[0].model.value_or(""), "mlp");
+        EXPECT_EQ(rows[1].model.value_or(""), "onnx(mlp.onnx)");
+        // 784-512-256-10: well past chance on a twentieth of the data, and the same to the example.
+        EXPECT_GT(rows[1].final_accuracy.value_or(0.0), 0.6);
+        EXPECT_EQ(rows[1].final_accuracy.value_or(-1.0), rows[0].final_accuracy.value_or(-2.0));
+        EXPECT_EQ(rows[1].final_loss.value_or(-1.0), rows[0].final_loss.value_or(-2.0));
+        EXPECT_NE(rows[2].final_loss.value_or(-1.0), rows[0].final_loss.value_or(-1.0));
     }
     const std::string exported = (tmp.path / "trained.onnx").string();
-    const auto exp = runCli({"export-model", "1", "-o", exported, "--db", db}, tmp.path);
+    const auto exp = runCli({"export-model", "2", "-o", exported, "--db", db}, tmp.path);
     EXPECT_EQ(exp.exitCode, 0) << exp.err << exp.out;
     EXPECT_TRUE(std::filesystem::exists(exported));
 
