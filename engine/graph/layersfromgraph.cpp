@@ -69,7 +69,9 @@ private:
     // One node of a chain: it reads the previous one's output.
     void chain(const Node& n) {
         const auto noBackward = [&](const std::string& why) { missing_.push_back(describe(n, why)); };
-        if (n.kind == OpKind::Add) {
+        if (n.kind == OpKind::Softmax && n.output == g_.output && !n.inputs.empty() && n.inputs[0] == current_) {
+            // A classifier's closing softmax is the loss's own (softmax cross-entropy on the logits).
+        } else if (n.kind == OpKind::Add) {
             noBackward(" outside a ResNet bottleneck");
         } else if (n.kind == OpKind::Clip || n.kind == OpKind::Sigmoid || n.kind == OpKind::Tanh || n.kind == OpKind::Softmax ||
                    n.kind == OpKind::AveragePool || n.kind == OpKind::Mul || n.kind == OpKind::Sub || n.kind == OpKind::Div) {

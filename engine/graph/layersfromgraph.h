@@ -6,7 +6,9 @@
 // BatchNormalization, Relu, MaxPool, GlobalAveragePool, Flatten), with ResNet bottlenecks (three
 // convolutions with batch norms, an optional projection shortcut, Add and Relu: what torchvision's
 // Bottleneck and the engine's bottleneck layer compute) as the one branching structure. The graph's
-// initializers become the starting weights, in the order the Model binds them.
+// initializers become the starting weights, in the order the Model binds them. A Softmax that is the
+// graph's output is the loss's own (the engine trains with softmax cross-entropy on the logits), so
+// it maps onto nothing.
 #include <string>
 #include <vector>
 

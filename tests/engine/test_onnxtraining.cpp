@@ -223,6 +223,28 @@ TEST(OnnxTraining, MappingAModelsGraphBackGivesItsLayersAndWeights) {
     }
 }
 
+// A classifier that ends in Softmax trains on the logits before it: the loss has its own softmax.
+TEST(OnnxTraining, AClosingSoftmaxIsTheLosssOwn) {
+    graph::Graph g = onnx::readOnnx(kTrainFixtures + "cnn.onnx");
+    const graph::TrainableLayers plain = graph::layersFromGraph(g);
+    graph::Node softmax{.name = "probabilities", .kind = graph::OpKind::Softmax, .inputs = {g.output}, .output = "probs"};
+    g.nodes.push_back(softmax);
+    g.output = "probs";
+    const graph::TrainableLayers t = graph::layersFromGraph(g);
+    EXPECT_EQ(t.layer_names, plain.layer_names);
+    EXPECT_EQ(t.params, plain.params);
+    // Anywhere else it has no backward.
+    g.nodes.insert(g.nodes.end() - 1, graph::Node{.name = "early", .kind = graph::OpKind::Softmax,
+                                                   .inputs = {g.nodes.back().inputs[0]}, .output = "early_out"});
+    g.nodes.back().inputs = {"early_out"};
+    try {
+        (void)graph::layersFromGraph(g);
+        FAIL() << "a softmax inside the graph trained";
+    } catch (const graph::GraphError& e) {
+        EXPECT_NE(std::string(e.what()).find("'early' (Softmax)"), std::string::npos) << e.what();
+    }
+}
+
 TEST(OnnxTraining, NodesWithoutABackwardAreEachNamed) {
     ModelSpec spec;
     spec.onnx = std::string(TRAINBENCH_SOURCE_DIR) + "/tests/fixtures/onnx/mobilenet_block.onnx";
