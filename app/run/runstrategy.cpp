@@ -14,8 +14,12 @@ engine::StrategySpec strategySpecFor(const RunRequest& request, const RunPlan& p
     engine::StrategySpec s;
     s.kind = x.strategy.type;
     // An imported model trains on the engine's layers, starting from its own weights.
-    s.replica = {.model = engine::onnx::trainableModel(x.model, shape, classes), .sampleShape = shape, .numClasses = classes, .optimizer = x.optimizer,
-                 .seed = x.train.seed, .threads = plan.place.threadsPerReplica};
+    s.replica = {.model = engine::onnx::trainableModel(x.model, shape, classes),
+                 .sampleShape = shape,
+                 .numClasses = classes,
+                 .optimizer = x.optimizer,
+                 .seed = x.train.seed,
+                 .threads = plan.place.threadsPerReplica};
     s.replicas = plan.place.replicas;
     s.emulated = plan.devices.emulated;
     s.exchange = {.bucketMb = x.strategy.bucket_mb, .overlap = x.strategy.overlap};
