@@ -149,7 +149,8 @@ Dims nodeOutputShape(const Graph& g, const Node& n, const std::map<std::string, 
         case OpKind::Relu:
             in.count(1, 1, "one input");
             return in.value(0);
-        case OpKind::MaxPool: {
+        case OpKind::MaxPool:
+        case OpKind::AveragePool: {
             in.count(1, 1, "one input");
             const Dims& x = image(in, in.value(0));
             windowAttributes(in, n);
@@ -196,13 +197,6 @@ Dims nodeOutputShape(const Graph& g, const Node& n, const std::map<std::string, 
             const Dims& x = in.value(0);
             if (x.size() != 1) in.fail("takes a [features] value (softmax over them), gets " + dimsText(x));
             return x;
-        }
-        case OpKind::AveragePool: {
-            in.count(1, 1, "one input");
-            const Dims& x = image(in, in.value(0));
-            windowAttributes(in, n);
-            poolPads(in, n);
-            return windowOutput(in, x, x[0], n);
         }
     }
     in.fail("unknown op kind");

@@ -5,12 +5,26 @@
 
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include "engine/inference/calibration.h"
 #include "tests/engine/inferencemodels.h"
 
 namespace trainbench::engine::testonnx {
+
+// A fixture's binary file: little-endian values of type T one after the other (what the make.py
+// scripts write with numpy's tofile).
+template <typename T>
+std::vector<T> readValues(const std::string& path) {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    EXPECT_TRUE(in) << path;
+    std::vector<T> v(static_cast<size_t>(in.tellg()) / sizeof(T));
+    in.seekg(0);
+    in.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(T)));
+    return v;
+}
 
 inline graph::Graph trainedGraph(const std::string& presetName, CpuDevice& dev) {
     const ModelSpec spec = testmodels::preset(presetName);

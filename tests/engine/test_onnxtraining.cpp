@@ -27,21 +27,12 @@
 #include "engine/optim/optimizer.h"
 #include "engine/util/errors.h"
 #include "tests/engine/modelspecs.h"
+#include "tests/engine/onnxgraphs.h"
 
 namespace trainbench::engine {
 namespace {
 
 const std::string kTrainFixtures = std::string(TRAINBENCH_SOURCE_DIR) + "/tests/fixtures/onnx/train/";
-
-template <typename T>
-std::vector<T> readValues(const std::string& path) {
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    EXPECT_TRUE(in) << path;
-    std::vector<T> v(static_cast<size_t>(in.tellg()) / sizeof(T));
-    in.seekg(0);
-    in.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(T)));
-    return v;
-}
 
 float largest(std::span<const float> v) {
     float m = 0.0f;
@@ -62,10 +53,10 @@ TEST_P(OnnxTrainingFixture, OneStepMatchesPyTorchsLossGradientsAndUpdate) {
     const std::string name = GetParam();
     std::ifstream meta(kTrainFixtures + name + ".json");
     const nlohmann::json j = nlohmann::json::parse(meta);
-    const std::vector<float> x = readValues<float>(kTrainFixtures + name + ".input.bin");
-    const std::vector<int32_t> labels = readValues<int32_t>(kTrainFixtures + name + ".labels.bin");
-    const std::vector<float> wantGrads = readValues<float>(kTrainFixtures + name + ".grads.bin");
-    const std::vector<float> wantAfter = readValues<float>(kTrainFixtures + name + ".after.bin");
+    const std::vector<float> x = testonnx::readValues<float>(kTrainFixtures + name + ".input.bin");
+    const std::vector<int32_t> labels = testonnx::readValues<int32_t>(kTrainFixtures + name + ".labels.bin");
+    const std::vector<float> wantGrads = testonnx::readValues<float>(kTrainFixtures + name + ".grads.bin");
+    const std::vector<float> wantAfter = testonnx::readValues<float>(kTrainFixtures + name + ".after.bin");
     const auto n = static_cast<int64_t>(labels.size());
 
     const Dims shape = j["input_shape"].get<Dims>();
@@ -96,7 +87,7 @@ TEST_P(OnnxTrainingFixture, OneStepMatchesPyTorchsLossGradientsAndUpdate) {
 
     // Before training, in eval mode (running statistics): PyTorch's logits from the engine's layers,
     // from CompiledGraph and from the reference evaluator.
-    const std::vector<float> wantLogits = readValues<float>(kTrainFixtures + name + ".output.bin");
+    const std::vector<float> wantLogits = testonnx::readValues<float>(kTrainFixtures + name + ".output.bin");
     {
         std::vector<float> evalInput = x;
         const Tensor& y = model.forward(evalInput.data(), n, false);
