@@ -4,6 +4,8 @@
 // op type and opset and the supported list; damaged files and tensors name the file and what failed,
 // before anything is allocated for them. Built with libonnx's protobuf classes (tests/CMakeLists.txt).
 #include <gtest/gtest.h>
+
+#include <functional>
 #include <onnx/onnx_pb.h>
 
 #include "engine/graph/referenceevaluator.h"
@@ -385,6 +387,63 @@ TEST(OnnxImport, SoftmaxMulAndPadAreTakenOrRefusedNamingTheNode) {
     e = importError(bytesOf(m));
     EXPECT_NE(e.find("node 'Relu_1' (Pad): pads other than zeros around the height and width of an image"),
               std::string::npos)
+        << e;
+}
+
+}  // namespace
+}  // namespace trainbench::engine
+
+namespace trainbench::engine {
+namespace {
+
+// An INT64 Constant (how exporters give a Pad its pads) whose data does not match its dims, whose
+// values do not fit a float exactly, or a Pad with negative pads: each refused naming the node.
+TEST(OnnxImport, HostileInt64ConstantsAndNegativePadsAreRefusedNamingTheNode) {
+    const auto withPad = [](const std::function<void(::onnx::TensorProto&)>& pads) {
+        ::onnx::ModelProto m = foreignModel();
+        ::onnx::NodeProto* constant = m.mutable_graph()->add_node();
+        constant->set_name("pads_const");
+        constant->set_op_type("Constant");
+        constant->add_output("pads");
+        ::onnx::AttributeProto* a = constant->add_attribute();
+        a->set_name("value");
+        a->set_type(::onnx::AttributeProto::TENSOR);
+        ::onnx::TensorProto* t = a->mutable_t();
+        t->set_data_type(::onnx::TensorProto::INT64);
+        pads(*t);
+        // The Constant goes first; a Pad reads "y" after the Relu.
+        m.mutable_graph()->mutable_node()->SwapElements(0, 2);
+        m.mutable_graph()->mutable_node()->SwapElements(1, 2);
+        ::onnx::NodeProto* pad = m.mutable_graph()->add_node();
+        pad->set_name("Pad_9");
+        pad->set_op_type("Pad");
+        pad->add_input("y");
+        pad->add_input("pads");
+        pad->add_output("z");
+        m.mutable_graph()->mutable_output(0)->set_name("z");
+        return importError(bytesOf(m));
+    };
+    std::string e = withPad([](::onnx::TensorProto& t) {
+        t.add_dims(8);
+        t.set_raw_data(std::string(20, '\0'));  // 8 values need 64 bytes
+    });
+    EXPECT_NE(e.find("node 'pads_const' (Constant): an INT64 constant of 8 values whose data does not match"), std::string::npos)
+        << e;
+    e = withPad([](::onnx::TensorProto& t) {
+        t.add_dims(1);
+        t.add_int64_data(int64_t{1} << 40);
+    });
+    EXPECT_NE(e.find("node 'pads_const' (Constant): INT64 value 1099511627776 is beyond what is supported"), std::string::npos)
+        << e;
+    e = withPad([](::onnx::TensorProto& t) {
+        t.add_dims(1000000);
+    });
+    EXPECT_NE(e.find("an INT64 constant of 1000000 values"), std::string::npos) << e;
+    e = withPad([](::onnx::TensorProto& t) {
+        t.add_dims(8);
+        for (int64_t v : {0, 0, -1, 0, 0, 0, 1, 0}) t.add_int64_data(v);
+    });
+    EXPECT_NE(e.find("node 'Pad_9' (Pad): pads other than zeros around the height and width of an image"), std::string::npos)
         << e;
 }
 
