@@ -60,6 +60,15 @@ public:
     }
 
     static int64_t paramCount(const graph::Graph& g, const graph::Node& n) {
+        // A MatMul's weight, a layer norm's scale and bias, an embedding's table, and an Add's bias (an
+        // initializer of more than one value: a scalar constant is not trained) are parameters too.
+        if ((n.kind == graph::OpKind::MatMul || n.kind == graph::OpKind::Gather || n.kind == graph::OpKind::Add) &&
+            n.inputs.size() == 2 && g.initializers.count(n.inputs[1])) {
+            const double c = valueCount(g.initializers.at(n.inputs[1]).dims);
+            return n.kind == graph::OpKind::Add && c < 2.0 ? 0 : static_cast<int64_t>(c);
+        }
+        if (n.kind == graph::OpKind::LayerNormalization)
+            return static_cast<int64_t>(valueCount(g.initializers.at(n.inputs[1]).dims) + valueCount(g.initializers.at(n.inputs[2]).dims));
         if (n.kind != graph::OpKind::Conv && n.kind != graph::OpKind::Gemm && n.kind != graph::OpKind::BatchNormalization) return 0;
         int64_t count = 0;
         // A batch norm's running mean and variance are state, not parameters.
@@ -74,7 +83,8 @@ public:
     double activationFloatsPerExample() const {
         double floats = valueCount(g_.sample_shape);
         for (const graph::Node& n : g_.nodes) {
-            if (n.kind == graph::OpKind::Flatten || (n.kind == graph::OpKind::Relu && fusedInto(n))) continue;
+            if (n.kind == graph::OpKind::Flatten || n.kind == graph::OpKind::Reshape || (n.kind == graph::OpKind::Relu && fusedInto(n)))
+                continue;
             floats += valueCount(shapes_.at(n.output)) * (gradient_.count(n.output) ? 2.0 : 1.0);
         }
         return floats;
@@ -227,8 +237,71 @@ private:
                 // Its backward hands the gradient to both inputs as it is; a fused ReLU's is undone first.
                 out.emplace_back(opcost::binaryAdd(dst, n.fused_relu), StepPart::Forward);
                 if (training_ && n.fused_relu) reluBackward(dst, out);
+                // A bias's gradient: the output's summed over everything but the bias's own dims.
+                if (training_ && paramCount(n) > 0) out.emplace_back(opcost::elementwise("reduction_sum", dst, 1, 1.0), StepPart::Backward);
+                return;
+            case graph::OpKind::MatMul: matMul(n, src, dst, out); return;
+            case graph::OpKind::Gather:
+                // Rows copied out (an embedding's from its table); the backward adds the gradient's rows back.
+                out.emplace_back(opcost::elementwise("gather_forward", dst, 2, 0.0), StepPart::Forward);
+                if (training_ && (paramCount(n) > 0 || needsInputGrad(n)))
+                    out.emplace_back(opcost::elementwise("gather_backward", dst, 3, 1.0), StepPart::Backward);
+                return;
+            case graph::OpKind::LayerNormalization:
+                // Mean and variance per row (a pass), then normalize, scale and shift (a pass reading and writing).
+                out.emplace_back(opcost::elementwise("layer_normalization_forward", src, 3, 8.0), StepPart::Forward);
+                if (training_) out.emplace_back(opcost::elementwise("layer_normalization_backward", src, 5, 12.0), StepPart::Backward);
+                return;
+            case graph::OpKind::Reshape: return;  // a view of its input
+            case graph::OpKind::Transpose: {
+                const auto bytes = static_cast<int64_t>(valueCount(src) * kGraphFloatBytes);
+                out.emplace_back(opcost::reorder(src, bytes, bytes), StepPart::Forward);
+                if (training_ && needsInputGrad(n)) out.emplace_back(opcost::reorder(dst, bytes, bytes), StepPart::Backward);
+                return;
+            }
+            case graph::OpKind::Erf:
+                // A polynomial of a dozen terms per element; the backward an exp and a product.
+                out.emplace_back(opcost::elementwise("eltwise_erf_forward", src, 2, 12.0), StepPart::Forward);
+                if (training_ && needsInputGrad(n)) out.emplace_back(opcost::elementwise("eltwise_erf_backward", src, 3, 4.0), StepPart::Backward);
+                return;
+            case graph::OpKind::Concat:
+                out.emplace_back(opcost::elementwise("concat", dst, 2, 0.0), StepPart::Forward);
+                if (training_ && needsInputGrad(n)) out.emplace_back(opcost::elementwise("concat_backward", dst, 2, 0.0), StepPart::Backward);
                 return;
         }
+    }
+    // a [.., M, K] times an initializer [K, P]: one inner product over all the rows (the same kernels
+    // and FLOPs); times a value [.., K, P]: a batch of products, and in training the gradients of both.
+    void matMul(const graph::Node& n, const Dims& src, const Dims& dst, std::vector<OpDesc>& out) const {
+        using opcost::Pass;
+        const int64_t k = src.back(), p = dst.back();
+        const auto rows = static_cast<int64_t>(valueCount(src) / static_cast<double>(k));
+        if (!shapes_.count(n.inputs[1])) {
+            out.emplace_back(opcost::innerProduct(Pass::Forward, rows, k, p, false, false), StepPart::Forward, MatrixShape{rows, p, k});
+            if (!training_) return;
+            out.emplace_back(opcost::innerProduct(Pass::BackwardWeights, rows, k, p, false, false), StepPart::Backward,
+                             MatrixShape{p, k, rows});
+            if (needsInputGrad(n))
+                out.emplace_back(opcost::innerProduct(Pass::BackwardData, rows, k, p, false, false), StepPart::Backward,
+                                 MatrixShape{rows, k, p});
+            return;
+        }
+        const int64_t m = src.size() >= 3 ? src[src.size() - 2] : 1, mats = rows / m;
+        const auto cost = [&](const char* kind) {
+            prof::OpCost c;
+            c.kind = kind;
+            c.shape = std::to_string(mats) + " x (" + std::to_string(m) + "x" + std::to_string(k) + " * " + std::to_string(k) + "x" +
+                      std::to_string(p) + ")";
+            const double b = static_cast<double>(mats), mm = static_cast<double>(m), kk = static_cast<double>(k),
+                         pp = static_cast<double>(p);
+            c.flops = 2.0 * b * mm * kk * pp;
+            c.bytes = kGraphFloatBytes * b * (mm * kk + kk * pp + mm * pp);
+            return c;
+        };
+        out.emplace_back(cost("matmul_forward"), StepPart::Forward, MatrixShape{rows, p, k});
+        if (!training_) return;
+        if (needsInputGrad(n)) out.emplace_back(cost("matmul_backward_data"), StepPart::Backward, MatrixShape{rows, k, p});
+        if (gradient_.count(n.inputs[1])) out.emplace_back(cost("matmul_backward_data"), StepPart::Backward, MatrixShape{mats * k, p, m});
     }
     void reluBackward(const Dims& d, std::vector<OpDesc>& out) const {
         out.emplace_back(opcost::elementwise("eltwise_relu_backward", d, 3, 1.0), StepPart::Backward);

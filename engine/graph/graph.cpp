@@ -13,7 +13,9 @@ namespace {
 constexpr OpKind kKinds[] = {OpKind::Conv,    OpKind::Gemm,    OpKind::BatchNormalization, OpKind::Relu,
                              OpKind::MaxPool, OpKind::GlobalAveragePool, OpKind::Flatten, OpKind::Add,
                              OpKind::Clip,    OpKind::Sigmoid, OpKind::Tanh,               OpKind::AveragePool,
-                             OpKind::Softmax, OpKind::Mul,     OpKind::Sub,                OpKind::Div};
+                             OpKind::Softmax, OpKind::Mul,     OpKind::Sub,                OpKind::Div,
+                             OpKind::MatMul,  OpKind::Gather,  OpKind::LayerNormalization, OpKind::Reshape,
+                             OpKind::Transpose, OpKind::Erf,   OpKind::Concat};
 }  // namespace
 
 const char* opKindName(OpKind kind) {
@@ -34,6 +36,13 @@ const char* opKindName(OpKind kind) {
         case OpKind::Mul: return "Mul";
         case OpKind::Sub: return "Sub";
         case OpKind::Div: return "Div";
+        case OpKind::MatMul: return "MatMul";
+        case OpKind::Gather: return "Gather";
+        case OpKind::LayerNormalization: return "LayerNormalization";
+        case OpKind::Reshape: return "Reshape";
+        case OpKind::Transpose: return "Transpose";
+        case OpKind::Erf: return "Erf";
+        case OpKind::Concat: return "Concat";
     }
     return "?";
 }

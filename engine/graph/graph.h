@@ -43,6 +43,16 @@ enum class OpKind {
     Mul,                 // inputs: a, b: b a value of a's shape, or an initializer broadcast against a per example
     Sub,                 //   (ONNX's rules from the right: [C, 1, 1] per channel, [1] or [] a scalar;
     Div,                 //   a leading batch dimension of 1 allowed)
+    // Ops of any rank (issue 22: a BERT-style encoder). Shapes below are per example.
+    MatMul,              // inputs: a [..., M, K], b: an initializer [K, P] (-> [..., M, P]) or a value [..., K, P] of a's leading dims
+    Gather,              // inputs: an initializer table [V, ...] and a value of integer ids (axis 0: an embedding lookup,
+                         //   -> ids' shape + [...]); or a value and `ints` constant indices along `axis` >= 1
+                         //   (`scalar_index`: one index, the axis dropped, as x[:, 0])
+    LayerNormalization,  // inputs: x, scale [D], bias [D]: over the last axis (D of them); attr: epsilon
+    Reshape,             // inputs: x; `ints`: the per-example shape it becomes (the same number of values)
+    Transpose,           // inputs: x; `ints`: the permutation of the whole tensor's axes, the batch's (0) first
+    Erf,                 // inputs: x (a GELU's error function)
+    Concat,              // inputs: values of the same shape but along `axis` (>= 1, of the whole tensor)
 };
 
 // The ONNX op_type of a kind ("Conv", "Gemm", ...), and back.
@@ -72,6 +82,11 @@ struct Node {
     // * batch statistic, ONNX's convention (PyTorch's momentum 0.1 exports as 0.9).
     float momentum = 0.9f;
     bool fused_relu = false;          // Conv / Gemm / BatchNormalization / Add: ReLU applied to the output
+    // Gather and Concat: the axis of the whole tensor (the batch's is 0), as ONNX numbers it (not negative).
+    int64_t axis = 0;
+    // Reshape: the per-example shape; Transpose: the permutation (perm); Gather of a value: its indices.
+    std::vector<int64_t> ints{};
+    bool scalar_index = false;        // Gather of a value: one index, its axis removed
 
     int64_t kernelW() const { return kernel_w > 0 ? kernel_w : kernel; }
     int64_t strideW() const { return stride_w > 0 ? stride_w : stride; }
@@ -107,7 +122,10 @@ struct GraphMetadata {
 
 struct Graph {
     std::string input;                // the input value's name
-    Dims sample_shape;                // per-example input shape, {C, H, W} or {features}
+    Dims sample_shape;                // per-example input shape, {C, H, W}, {features} or {sequence}
+    // The input holds integer ids (ONNX INT64: a transformer's tokens), carried as floats (exact to
+    // 2^24) and read by a Gather; false: float values.
+    bool integer_input = false;
     std::string output;               // the logits' value name, [N, classes]
     int64_t classes = 0;
     std::vector<Node> nodes;          // in execution order; a node reads only the input, initializers and earlier outputs

@@ -73,8 +73,9 @@ private:
             // A classifier's closing softmax is the loss's own (softmax cross-entropy on the logits).
         } else if (n.kind == OpKind::Add) {
             noBackward(" outside a ResNet bottleneck");
-        } else if (n.kind == OpKind::Clip || n.kind == OpKind::Sigmoid || n.kind == OpKind::Tanh || n.kind == OpKind::Softmax ||
-                   n.kind == OpKind::AveragePool || n.kind == OpKind::Mul || n.kind == OpKind::Sub || n.kind == OpKind::Div) {
+        } else if (n.kind != OpKind::Conv && n.kind != OpKind::Gemm && n.kind != OpKind::BatchNormalization &&
+                   n.kind != OpKind::Relu && n.kind != OpKind::MaxPool && n.kind != OpKind::GlobalAveragePool &&
+                   n.kind != OpKind::Flatten) {
             noBackward("");
         } else if (n.kind == OpKind::Conv && n.group != 1) {
             noBackward(" with group " + std::to_string(n.group));

@@ -1,5 +1,6 @@
 #include "engine/graph/nodeshape.h"
 
+#include <algorithm>
 #include <functional>
 #include <numeric>
 
@@ -192,11 +193,103 @@ Dims nodeOutputShape(const Graph& g, const Node& n, const std::map<std::string, 
         case OpKind::Tanh:
             in.count(1, 1, "one input");
             return in.value(0);
-        case OpKind::Softmax: {
+        case OpKind::Softmax:
+        case OpKind::Erf: {
+            in.count(1, 1, "one input");
+            return in.value(0);  // Softmax: over the last axis
+        }
+        case OpKind::MatMul: {
+            in.count(2, 2, "a and b");
+            const Dims& a = in.value(0);
+            if (a.empty()) in.fail("needs a value with a last axis to multiply");
+            Dims out(a.begin(), a.end() - 1);
+            if (!shapes.count(n.inputs[1]) && g.initializers.count(n.inputs[1])) {
+                const Dims& b = in.init(1, "b");
+                if (b.size() != 2 || b[0] != a.back() || b[1] <= 0)
+                    in.fail("b '" + n.inputs[1] + "' is " + dimsText(b) + ", the input needs [" + std::to_string(a.back()) +
+                            ", outputs]");
+                out.push_back(b[1]);
+                return out;
+            }
+            const Dims& b = in.value(1);
+            if (a.size() < 2 || b.size() != a.size() || !std::equal(a.begin(), a.end() - 2, b.begin()) || b[b.size() - 2] != a.back())
+                in.fail("multiplies a " + dimsText(a) + " value by a " + dimsText(b) +
+                        " one (batched matrices need the same leading dims and a's columns as b's rows)");
+            out.push_back(b.back());
+            return out;
+        }
+        case OpKind::Gather: {
+            if (n.inputs.size() == 2) {  // an embedding: ids, table
+                const Dims& ids = in.value(0);
+                const Dims& table = in.init(1, "table");
+                if (n.axis != 0) in.fail("a table gathered along axis " + std::to_string(n.axis) + " (only 0, its rows)");
+                if (table.empty() || table[0] <= 0) in.fail("table '" + n.inputs[1] + "' is " + dimsText(table) + ", has no rows");
+                Dims out = ids;
+                out.insert(out.end(), table.begin() + 1, table.end());
+                return out;
+            }
+            in.count(1, 1, "ids and a table, or a value (its indices constant)");
+            const Dims& x = in.value(0);
+            if (n.axis < 1 || n.axis > static_cast<int64_t>(x.size()))
+                in.fail("gathers along axis " + std::to_string(n.axis) + " of a [batch, " + dimsText(x) +
+                        "] value (the batch's, 0, is not gathered from)");
+            const int64_t extent = x[static_cast<size_t>(n.axis - 1)];
+            if (n.ints.empty() || (n.scalar_index && n.ints.size() != 1)) in.fail("has no indices (or several for a scalar)");
+            for (int64_t i : n.ints)
+                if (i < -extent || i >= extent)
+                    in.fail("index " + std::to_string(i) + " is outside axis " + std::to_string(n.axis) + "'s " + std::to_string(extent));
+            Dims out = x;
+            if (n.scalar_index) out.erase(out.begin() + (n.axis - 1));
+            else out[static_cast<size_t>(n.axis - 1)] = static_cast<int64_t>(n.ints.size());
+            return out;
+        }
+        case OpKind::LayerNormalization: {
+            in.count(3, 3, "x, scale and bias");
+            const Dims& x = in.value(0);
+            if (x.empty()) in.fail("needs a value with a last axis to normalize");
+            if (!(n.epsilon > 0.0f)) in.fail("epsilon must be positive, is " + std::to_string(n.epsilon));
+            in.weight(1, {x.back()}, "scale");
+            in.weight(2, {x.back()}, "bias");
+            return x;
+        }
+        case OpKind::Reshape: {
+            in.count(1, 1, "one input (its shape is an attribute)");
+            const Dims& x = in.value(0);
+            if (n.ints.empty() || std::any_of(n.ints.begin(), n.ints.end(), [](int64_t d) { return d <= 0 || d > (int64_t{1} << 40); }) ||
+                product(n.ints) != product(x))
+                in.fail("reshapes " + dimsText(x) + " to " + dimsText(n.ints) + " per example (the same number of values, none 0)");
+            return n.ints;
+        }
+        case OpKind::Transpose: {
             in.count(1, 1, "one input");
             const Dims& x = in.value(0);
-            if (x.size() != 1) in.fail("takes a [features] value (softmax over them), gets " + dimsText(x));
-            return x;
+            Dims sorted = n.ints;
+            std::sort(sorted.begin(), sorted.end());
+            bool permutation = sorted.size() == x.size() + 1;
+            for (size_t i = 0; permutation && i < sorted.size(); ++i) permutation = sorted[i] == static_cast<int64_t>(i);
+            if (!permutation || n.ints[0] != 0)
+                in.fail("perm " + dimsText(n.ints) + " is not a permutation of a [batch, " + dimsText(x) +
+                        "] value's axes keeping the batch's (0) first");
+            Dims out;
+            for (size_t i = 1; i < n.ints.size(); ++i) out.push_back(x[static_cast<size_t>(n.ints[i] - 1)]);
+            return out;
+        }
+        case OpKind::Concat: {
+            if (n.inputs.empty()) in.fail("has no inputs");
+            Dims out = in.value(0);
+            if (n.axis < 1 || n.axis > static_cast<int64_t>(out.size()))
+                in.fail("concatenates along axis " + std::to_string(n.axis) + " of a [batch, " + dimsText(out) +
+                        "] value (the batch's, 0, is not joined along)");
+            const auto at = static_cast<size_t>(n.axis - 1);
+            for (size_t i = 1; i < n.inputs.size(); ++i) {
+                Dims x = in.value(i);
+                if (x.size() != out.size()) in.fail("joins a " + dimsText(out) + " value and a " + dimsText(x) + " one");
+                const int64_t along = x[at];
+                x[at] = out[at];
+                if (x != out) in.fail("joins a " + dimsText(out) + " value and a " + dimsText(in.value(i)) + " one along axis " + std::to_string(n.axis));
+                out[at] += along;
+            }
+            return out;
         }
     }
     in.fail("unknown op kind");

@@ -150,6 +150,113 @@ Values globalAveragePool(const Values& x, const Dims& in) {
     return y;
 }
 
+int64_t count(const Dims& d) {
+    int64_t n = 1;
+    for (int64_t v : d) n *= v;
+    return n;
+}
+
+// a [..., M, K] times b: an initializer [K, P] or a value [..., K, P].
+Values matMul(const Graph& g, const Node& n, const Values& a, const Dims& in, const Dims& out,
+              const std::map<std::string, Values>& values) {
+    const auto bv = values.find(n.inputs[1]);
+    const int64_t k = in.back(), p = out.back(), m = in.size() >= 2 ? in[in.size() - 2] : 1;
+    const int64_t mats = count(in) / (m * k);
+    Values y(static_cast<size_t>(mats * m * p));
+    for (int64_t b = 0; b < mats; ++b)
+        for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < p; ++j) {
+                double sum = 0.0;
+                for (int64_t t = 0; t < k; ++t) {
+                    const double w = bv != values.end() ? bv->second[static_cast<size_t>((b * k + t) * p + j)]
+                                                        : double(weights(g, n, 1)[static_cast<size_t>(t * p + j)]);
+                    sum += a[static_cast<size_t>((b * m + i) * k + t)] * w;
+                }
+                y[static_cast<size_t>((b * m + i) * p + j)] = sum;
+            }
+    return y;
+}
+
+// An embedding's rows for integer ids, or a value's slices at constant indices along an axis.
+Values gather(const Graph& g, const Node& n, const Values& x, const Dims& in) {
+    Values y;
+    if (n.inputs.size() == 2) {
+        const Initializer& table = g.initializers.at(n.inputs[1]);
+        const auto rows = table.dims[0];
+        const auto width = static_cast<size_t>(count(table.dims) / rows);
+        for (size_t i = 0; i < x.size(); ++i) {
+            const double id = x[i];
+            if (id != std::floor(id) || id < double(-rows) || id >= double(rows))
+                throw GraphError("node '" + n.name + "' (Gather): id " + std::to_string(id) + " at position " + std::to_string(i) +
+                                 " is not a row of the " + std::to_string(rows) + "-row table '" + n.inputs[1] + "'");
+            const auto row = static_cast<size_t>(id < 0 ? id + double(rows) : id);
+            y.insert(y.end(), table.values.begin() + static_cast<std::ptrdiff_t>(row * width),
+                     table.values.begin() + static_cast<std::ptrdiff_t>((row + 1) * width));
+        }
+        return y;
+    }
+    const auto axis = static_cast<size_t>(n.axis - 1);
+    int64_t outer = 1, inner = 1;
+    for (size_t d = 0; d < axis; ++d) outer *= in[d];
+    for (size_t d = axis + 1; d < in.size(); ++d) inner *= in[d];
+    const int64_t extent = in[axis];
+    for (int64_t o = 0; o < outer; ++o)
+        for (int64_t index : n.ints) {
+            const int64_t at = (o * extent + (index < 0 ? index + extent : index)) * inner;
+            y.insert(y.end(), x.begin() + at, x.begin() + at + inner);
+        }
+    return y;
+}
+
+// Over the last axis: (x - mean) / sqrt(var + epsilon) * scale + bias.
+Values layerNorm(const Graph& g, const Node& n, Values x, const Dims& in) {
+    const auto d = static_cast<size_t>(in.back());
+    for (size_t r = 0; r < x.size() / d; ++r) {
+        double mean = 0.0, var = 0.0;
+        for (size_t i = 0; i < d; ++i) mean += x[r * d + i];
+        mean /= double(d);
+        for (size_t i = 0; i < d; ++i) var += (x[r * d + i] - mean) * (x[r * d + i] - mean);
+        const double inv = 1.0 / std::sqrt(var / double(d) + double(n.epsilon));
+        for (size_t i = 0; i < d; ++i)
+            x[r * d + i] = (x[r * d + i] - mean) * inv * weights(g, n, 1)[i] + weights(g, n, 2)[i];
+    }
+    return x;
+}
+
+Values transpose(const Node& n, const Values& x, const Dims& in, const Dims& out) {
+    // Output coordinate j of per-example axis i reads the input's axis perm[i + 1] - 1.
+    const size_t rank = in.size();
+    std::vector<int64_t> inStride(rank, 1);
+    for (size_t d = rank - 1; d-- > 0;) inStride[d] = inStride[d + 1] * in[d + 1];
+    Values y(x.size());
+    for (size_t i = 0; i < y.size(); ++i) {
+        size_t rest = i;
+        int64_t at = 0;
+        for (size_t d = rank; d-- > 0;) {
+            const auto extent = static_cast<size_t>(out[d]);
+            at += static_cast<int64_t>(rest % extent) * inStride[static_cast<size_t>(n.ints[d + 1] - 1)];
+            rest /= extent;
+        }
+        y[i] = x[static_cast<size_t>(at)];
+    }
+    return y;
+}
+
+Values concat(const Node& n, const std::map<std::string, Values>& values, const std::map<std::string, Dims>& shapes) {
+    const auto axis = static_cast<size_t>(n.axis - 1);
+    const Dims& first = shapes.at(n.inputs[0]);
+    int64_t outer = 1;
+    for (size_t d = 0; d < axis; ++d) outer *= first[d];
+    Values y;
+    for (int64_t o = 0; o < outer; ++o)
+        for (const std::string& in : n.inputs) {
+            const Values& x = values.at(in);
+            const auto part = static_cast<int64_t>(x.size()) / outer;
+            y.insert(y.end(), x.begin() + o * part, x.begin() + (o + 1) * part);
+        }
+    return y;
+}
+
 // One example through the graph.
 Values evaluateOne(const Graph& g, const std::map<std::string, Dims>& shapes, Values input,
                    const ValueObserver* observe = nullptr) {
@@ -188,13 +295,27 @@ Values evaluateOne(const Graph& g, const std::map<std::string, Dims>& shapes, Va
                 for (double& v : y) v = std::tanh(v);
                 break;
             case OpKind::Softmax: {
+                // Over the last axis, row by row.
                 y = x;
-                const double top = *std::max_element(y.begin(), y.end());
-                double sum = 0.0;
-                for (double& v : y) sum += (v = std::exp(v - top));
-                for (double& v : y) v /= sum;
+                const auto d = static_cast<std::ptrdiff_t>(in.back());
+                for (auto row = y.begin(); row != y.end(); row += d) {
+                    const double top = *std::max_element(row, row + d);
+                    double sum = 0.0;
+                    for (auto v = row; v != row + d; ++v) sum += (*v = std::exp(*v - top));
+                    for (auto v = row; v != row + d; ++v) *v /= sum;
+                }
                 break;
             }
+            case OpKind::Erf:
+                y = x;
+                for (double& v : y) v = std::erf(v);
+                break;
+            case OpKind::MatMul: y = matMul(g, n, x, in, out, values); break;
+            case OpKind::Gather: y = gather(g, n, x, in); break;
+            case OpKind::LayerNormalization: y = layerNorm(g, n, x, in); break;
+            case OpKind::Reshape: y = x; break;
+            case OpKind::Transpose: y = transpose(n, x, in, out); break;
+            case OpKind::Concat: y = concat(n, values, shapes); break;
             case OpKind::AveragePool: y = averagePool(n, x, in, out); break;
         }
         if (observe) (*observe)(n.output, y);

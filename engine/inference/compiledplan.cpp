@@ -1,10 +1,13 @@
 #include "engine/inference/compiledplan.h"
 
+#include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "engine/graph/graphpasses.h"
 #include "engine/graph/nodeshape.h"
 #include "engine/layers/layer.h"
+#include "engine/util/parallelfor.inl"
 
 namespace trainbench::engine::inference {
 
@@ -89,7 +92,7 @@ private:
         return plan_.buffers.back()->mem();
     }
     void step(dnnl::primitive p, std::unordered_map<int, memory> args) {
-        stage_.steps.push_back({std::move(p), std::move(args)});
+        stage_.steps.push_back({std::move(p), std::move(args), {}});
     }
     // m's bytes under another descriptor. A view of the stage's input, whose storage is given at
     // each run, is pointed with it.
@@ -151,9 +154,10 @@ private:
                 return dst;
             }
             case OpKind::Softmax: {
-                // Over the features of a [n, features] value.
+                // Over the last axis.
                 const memory src = as(x, Tensor::plainDesc(x.get_desc().dims()));
-                dnnl::softmax_forward::primitive_desc pd({prop_kind::forward_inference, src.get_desc(), 1}, eng_);
+                dnnl::softmax_forward::primitive_desc pd(
+                    {prop_kind::forward_inference, src.get_desc(), static_cast<int>(out.size()) - 1}, eng_);
                 const memory& dst = buffer(pd.dst_desc());
                 step(dnnl::softmax_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
                 return dst;
@@ -166,6 +170,13 @@ private:
             case OpKind::Mul:
             case OpKind::Sub:
             case OpKind::Div: return binary(node, x);
+            case OpKind::MatMul: return matMul(node, x, out);
+            case OpKind::LayerNormalization: return layerNorm(node, x, out);
+            case OpKind::Reshape: return view(as(x, Tensor::plainDesc(x.get_desc().dims())), Tensor::plainDesc(out));
+            case OpKind::Transpose: return transpose(node, x, out);
+            case OpKind::Concat: return concat(node, out);
+            case OpKind::Erf: return erf(x);
+            case OpKind::Gather: return node.inputs.size() == 2 ? embedding(node, x, out) : take(node, x, out);
         }
         throw graph::GraphError("node '" + node.name + "': unknown op kind");
     }
@@ -265,6 +276,154 @@ private:
         step(dnnl::binary(pd), std::move(args));
         return dst;
     }
+
+    memory plain(const memory& x) { return as(x, Tensor::plainDesc(x.get_desc().dims())); }
+    static Dims collapsed(const Dims& d, size_t keep) {  // the leading dims as one: [prod(d[0..]), last `keep`]
+        Dims c{1};
+        for (size_t i = 0; i + keep < d.size(); ++i) c[0] *= d[i];
+        c.insert(c.end(), d.end() - static_cast<std::ptrdiff_t>(keep), d.end());
+        return c;
+    }
+
+    // a [n, ..., M, K] times b: an initializer [K, P], as one [rows, K] x [K, P] product; or a value
+    // [n, ..., K, P], as a batch of [M, K] x [K, P] products.
+    memory matMul(const Node& node, const memory& x, const Dims& out) {
+        const memory a = plain(x);
+        const Dims ad = a.get_desc().dims();
+        const auto b = values_.find(node.inputs[1]);
+        const bool batched = b != values_.end();
+        const memory src = view(a, Tensor::plainDesc(collapsed(ad, batched ? 2 : 1)));
+        const memory::desc dst = Tensor::plainDesc(collapsed(out, batched ? 2 : 1));
+        memory weightsMem;
+        memory::desc weightsMd;
+        if (batched) {
+            weightsMem = view(plain(b->second), Tensor::plainDesc(collapsed(b->second.get_desc().dims(), 2)));
+            weightsMd = weightsMem.get_desc();
+        } else {
+            weightsMd = anyDesc(g_.initializers.at(node.inputs[1]).dims);
+        }
+        dnnl::matmul::primitive_desc pd({src.get_desc(), weightsMd, dst}, inferenceAttr(false), eng_);
+        if (!batched) weightsMem = weights_.get(node.inputs[1], pd.weights_desc());
+        const memory& y = buffer(pd.dst_desc());
+        std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weightsMem}, {DNNL_ARG_DST, y}};
+        if (pd.scratchpad_desc().get_size() > 0) args[DNNL_ARG_SCRATCHPAD] = buffer(pd.scratchpad_desc());
+        step(dnnl::matmul(pd), std::move(args));
+        return view(y, Tensor::plainDesc(out));
+    }
+
+    // Over the last axis, each row of [rows, D] normalized, scaled and shifted.
+    memory layerNorm(const Node& node, const memory& x, const Dims& out) {
+        const memory src = view(plain(x), Tensor::plainDesc(collapsed(out, 1)));
+        dnnl::layer_normalization_forward::primitive_desc pd(
+            {prop_kind::forward_inference, src.get_desc(), node.epsilon,
+             dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift},
+            inferenceAttr(false), eng_);
+        const memory& y = buffer(pd.dst_desc());
+        const memory::desc d = Tensor::plainDesc({out.back()});
+        std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src},
+                                             {DNNL_ARG_DST, y},
+                                             {DNNL_ARG_SCALE, weights_.get(node.inputs[1], d)},
+                                             {DNNL_ARG_SHIFT, weights_.get(node.inputs[2], d)}};
+        if (pd.mean_desc().get_size() > 0) args[DNNL_ARG_MEAN] = buffer(pd.mean_desc());
+        if (pd.variance_desc().get_size() > 0) args[DNNL_ARG_VARIANCE] = buffer(pd.variance_desc());
+        if (pd.scratchpad_desc().get_size() > 0) args[DNNL_ARG_SCRATCHPAD] = buffer(pd.scratchpad_desc());
+        step(dnnl::layer_normalization_forward(pd), std::move(args));
+        return view(y, Tensor::plainDesc(out));
+    }
+
+    // A reorder reading the input through strides permuted as the output's axes are.
+    memory transpose(const Node& node, const memory& x, const Dims& out) {
+        const memory src = plain(x);
+        const Dims in = src.get_desc().dims();
+        Dims inStrides(in.size(), 1), strides(in.size());
+        for (size_t d = in.size() - 1; d-- > 0;) inStrides[d] = inStrides[d + 1] * in[d + 1];
+        for (size_t d = 0; d < in.size(); ++d) strides[d] = inStrides[static_cast<size_t>(node.ints[d])];
+        const memory permuted = view(src, memory::desc(out, memory::data_type::f32, strides));
+        const memory& y = buffer(Tensor::plainDesc(out));
+        step(dnnl::reorder(permuted, y), {{DNNL_ARG_FROM, permuted}, {DNNL_ARG_TO, y}});
+        return y;
+    }
+
+    memory concat(const Node& node, const Dims& out) {
+        std::vector<memory::desc> descs;
+        std::unordered_map<int, memory> args;
+        for (size_t i = 0; i < node.inputs.size(); ++i) {
+            const memory src = plain(values_.at(node.inputs[i]));
+            descs.push_back(src.get_desc());
+            args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = src;
+        }
+        dnnl::concat::primitive_desc pd(Tensor::plainDesc(out), static_cast<int>(node.axis), descs, eng_);
+        const memory& y = buffer(pd.dst_desc());
+        args[DNNL_ARG_DST] = y;
+        step(dnnl::concat(pd), std::move(args));
+        return y;
+    }
+
+    // erf, element by element (oneDNN has GELU's, not erf alone).
+    memory erf(const memory& x) {
+        const memory src = plain(x);
+        const memory y = buffer(src.get_desc());
+        const size_t count = src.get_desc().get_size() / sizeof(float);
+        host([src, y, count] {
+            const auto* in = static_cast<const float*>(src.get_data_handle());
+            auto* o = static_cast<float*>(y.get_data_handle());
+            kernels::parallelFor(count, 4096, [&](size_t b, size_t e) {
+                for (size_t i = b; i < e; ++i) o[i] = std::erf(in[i]);
+            });
+        });
+        return y;
+    }
+
+    // Rows of the table for integer ids; an id that is not a row is an error naming the node.
+    memory embedding(const Node& node, const memory& x, const Dims& out) {
+        const memory ids = plain(x);
+        const Dims& tableDims = g_.initializers.at(node.inputs[1]).dims;
+        const memory table = weights_.get(node.inputs[1], Tensor::plainDesc(collapsed(tableDims, tableDims.size() - 1)));
+        const memory y = buffer(Tensor::plainDesc(out));
+        const int64_t rows = tableDims[0];
+        const auto width = static_cast<size_t>(shapeProduct(tableDims) / rows);
+        const size_t count = ids.get_desc().get_size() / sizeof(float);
+        host([ids, table, y, rows, width, count, name = node.name, tableName = node.inputs[1]] {
+            const auto* id = static_cast<const float*>(ids.get_data_handle());
+            const auto* t = static_cast<const float*>(table.get_data_handle());
+            auto* o = static_cast<float*>(y.get_data_handle());
+            for (size_t i = 0; i < count; ++i)
+                if (!(id[i] == std::floor(id[i]) && id[i] >= float(-rows) && id[i] < float(rows)))
+                    throw graph::GraphError("node '" + name + "' (Gather): id " + std::to_string(id[i]) + " at input position " +
+                                            std::to_string(i) + " is not a row of the " + std::to_string(rows) + "-row table '" +
+                                            tableName + "'");
+            kernels::parallelFor(count, 16, [&](size_t b, size_t e) {
+                for (size_t i = b; i < e; ++i) {
+                    const auto row = static_cast<int64_t>(id[i]) + (id[i] < 0 ? rows : 0);
+                    std::copy_n(t + static_cast<size_t>(row) * width, width, o + i * width);
+                }
+            });
+        });
+        return y;
+    }
+
+    // A value's slices at constant indices along an axis (x[:, 0]).
+    memory take(const Node& node, const memory& x, const Dims& out) {
+        const memory src = plain(x);
+        const Dims in = src.get_desc().dims();
+        const auto axis = static_cast<size_t>(node.axis);
+        int64_t outer = 1, inner = 1;
+        for (size_t d = 0; d < axis; ++d) outer *= in[d];
+        for (size_t d = axis + 1; d < in.size(); ++d) inner *= in[d];
+        std::vector<int64_t> at;
+        for (int64_t i : node.ints) at.push_back(i < 0 ? i + in[axis] : i);
+        const memory y = buffer(Tensor::plainDesc(out));
+        host([src, y, outer, inner, extent = in[axis], at] {
+            const auto* s = static_cast<const float*>(src.get_data_handle());
+            auto* o = static_cast<float*>(y.get_data_handle());
+            for (int64_t b = 0; b < outer; ++b)
+                for (size_t k = 0; k < at.size(); ++k)
+                    std::copy_n(s + (b * extent + at[k]) * inner, inner, o + (b * static_cast<int64_t>(at.size()) + static_cast<int64_t>(k)) * inner);
+        });
+        return y;
+    }
+
+    void host(std::function<void()> fn) { stage_.steps.push_back({dnnl::primitive(), {}, std::move(fn)}); }
 
     memory pool(const Node& node, const memory& x, const Dims& out) {
         const Dims in = x.get_desc().dims();
@@ -374,7 +533,7 @@ void pointInput(CompiledStage& s, void* at) {
 
 void runPlan(CompiledPlan& p, const float* x, float* logits, dnnl::stream& stream) {
     auto run = [&](CompiledStage& s) {
-        for (CompiledStep& step : s.steps) step.primitive.execute(stream, step.args);
+        for (CompiledStep& step : s.steps) runStep(step, stream);
     };
     // oneDNN only reads the input; its memory objects take a non-const handle.
     float* in = const_cast<float*>(x);

@@ -2,6 +2,7 @@
 // The oneDNN primitives that run a graph at one batch size, and the weights they read in the layouts
 // they prefer. Internal to CompiledGraph (engine/inference/compiledgraph.h).
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -16,10 +17,22 @@
 
 namespace trainbench::engine::inference {
 
+// A oneDNN primitive and its arguments, or (`host` set) a loop of the engine's own where oneDNN has
+// no primitive (an embedding's gather, erf): it reads and writes the memories it captured.
 struct CompiledStep {
     dnnl::primitive primitive;
     std::unordered_map<int, dnnl::memory> args;
+    std::function<void()> host;
 };
+
+inline void runStep(CompiledStep& step, dnnl::stream& stream) {
+    if (step.host) {
+        stream.wait();
+        step.host();
+    } else {
+        step.primitive.execute(stream, step.args);
+    }
+}
 
 // Steps for one batch size, from the memory `input` (pointed at the examples before a run) to the
 // memory `output` (pointed where the results go).

@@ -90,7 +90,7 @@ private:
         return plan_.buffers.back();
     }
     void step(dnnl::primitive p, std::unordered_map<int, memory> args) {
-        plan_.stage.steps.push_back({std::move(p), std::move(args)});
+        plan_.stage.steps.push_back({std::move(p), std::move(args), {}});
     }
     memory as(const memory& value, const memory::desc& wanted) {
         if (value.get_desc() == wanted) return value;
@@ -149,7 +149,14 @@ private:
             case OpKind::AveragePool:
             case OpKind::Mul:
             case OpKind::Sub:
-            case OpKind::Div: break;  // checkInt8Ops refused them
+            case OpKind::Div:
+            case OpKind::MatMul:
+            case OpKind::Gather:
+            case OpKind::LayerNormalization:
+            case OpKind::Reshape:
+            case OpKind::Transpose:
+            case OpKind::Erf:
+            case OpKind::Concat: break;  // checkInt8Ops refused them
         }
         throw graph::GraphError("node '" + node.name + "' (" + graph::opKindName(node.kind) + "): not run in int8");
     }
@@ -277,7 +284,7 @@ void runInt8Plan(Int8Plan& p, const float* x, float* logits, dnnl::stream& strea
     // oneDNN only reads the input; its memory objects take a non-const handle.
     p.stage.input.set_data_handle(const_cast<float*>(x));
     p.stage.output.set_data_handle(logits);
-    for (CompiledStep& step : p.stage.steps) step.primitive.execute(stream, step.args);
+    for (CompiledStep& step : p.stage.steps) runStep(step, stream);
     stream.wait();
 }
 

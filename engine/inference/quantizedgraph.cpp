@@ -57,9 +57,10 @@ void checkInt8Ops(const graph::Graph& g) {
                                     "only fused into the op before it");
         if (n.kind == graph::OpKind::Clip)
             throw graph::GraphError(where + ": int8 does not run Clip (ReLU6) yet; serve this model in fp32");
-        if (n.kind == graph::OpKind::Sigmoid || n.kind == graph::OpKind::Tanh || n.kind == graph::OpKind::Softmax ||
-            n.kind == graph::OpKind::AveragePool || n.kind == graph::OpKind::Mul || n.kind == graph::OpKind::Sub ||
-            n.kind == graph::OpKind::Div)
+        const bool int8Op = n.kind == graph::OpKind::Conv || n.kind == graph::OpKind::Gemm || n.kind == graph::OpKind::MaxPool ||
+                            n.kind == graph::OpKind::GlobalAveragePool || n.kind == graph::OpKind::Flatten ||
+                            n.kind == graph::OpKind::Add;
+        if (!int8Op)
             throw graph::GraphError(where + ": int8 does not run " + graph::opKindName(n.kind) + " yet; serve this model in fp32");
         if (n.kind == graph::OpKind::Add && !g.nodes.empty() && n.inputs.size() == 2 && g.initializers.count(n.inputs[1]))
             throw graph::GraphError(where + ": int8 adds two values only, not a constant ('" + n.inputs[1] +

@@ -17,10 +17,10 @@ namespace {
 // raw_data is little-endian by the ONNX spec; the bytes are the floats as they are in memory.
 static_assert(std::endian::native == std::endian::little, "ONNX raw_data is little-endian");
 
-void setShape(::onnx::ValueInfoProto* v, const std::string& name, const graph::Dims& perExample) {
+void setShape(::onnx::ValueInfoProto* v, const std::string& name, const graph::Dims& perExample, bool integers = false) {
     v->set_name(name);
     ::onnx::TypeProto_Tensor* t = v->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(::onnx::TensorProto::FLOAT);
+    t->set_elem_type(integers ? ::onnx::TensorProto::INT64 : ::onnx::TensorProto::FLOAT);
     t->mutable_shape()->add_dim()->set_dim_param(kBatchDim);
     for (int64_t d : perExample) t->mutable_shape()->add_dim()->set_dim_value(d);
 }
@@ -76,7 +76,24 @@ void addAttributes(::onnx::NodeProto* n, const graph::Node& node) {
             break;
         }
         case graph::OpKind::Flatten: addInt(n, "axis", 1); break;
-        case graph::OpKind::Softmax: addInt(n, "axis", 1); break;
+        case graph::OpKind::Softmax: addInt(n, "axis", -1); break;
+        case graph::OpKind::Gather:
+        case graph::OpKind::Concat: addInt(n, "axis", node.axis); break;
+        case graph::OpKind::Transpose: {
+            ::onnx::AttributeProto* a = n->add_attribute();
+            a->set_name("perm");
+            a->set_type(::onnx::AttributeProto::INTS);
+            for (int64_t v : node.ints) a->add_ints(v);
+            break;
+        }
+        case graph::OpKind::LayerNormalization: {
+            addInt(n, "axis", -1);
+            ::onnx::AttributeProto* a = n->add_attribute();
+            a->set_name("epsilon");
+            a->set_type(::onnx::AttributeProto::FLOAT);
+            a->set_f(node.epsilon);
+            break;
+        }
         default: break;
     }
 }
@@ -97,7 +114,10 @@ void addMetadata(::onnx::ModelProto& m, const std::string& key, const std::strin
     m.set_ir_version(kIrVersion);
     ::onnx::OperatorSetIdProto* opset = m.add_opset_import();
     opset->set_domain("");
-    opset->set_version(kOpsetVersion);
+    // LayerNormalization is an op from opset 17 on; other graphs keep opset 13, which every runtime reads.
+    bool layerNorm = false;
+    for (const graph::Node& node : graph.nodes) layerNorm = layerNorm || node.kind == graph::OpKind::LayerNormalization;
+    opset->set_version(layerNorm ? kLayerNormOpsetVersion : kOpsetVersion);
     m.set_producer_name(graph.metadata.producer);
     m.set_producer_version(options.producer_version);
     addMetadata(m, kKeyInputScale, floatText(graph.metadata.input_scale));
@@ -107,7 +127,7 @@ void addMetadata(::onnx::ModelProto& m, const std::string& key, const std::strin
 
     ::onnx::GraphProto* g = m.mutable_graph();
     g->set_name(options.graph_name);
-    setShape(g->add_input(), graph.input, graph.sample_shape);
+    setShape(g->add_input(), graph.input, graph.sample_shape, graph.integer_input);
     setShape(g->add_output(), graph.output, {graph.classes});
     for (const auto& [name, init] : graph.initializers) {
         ::onnx::TensorProto* t = g->add_initializer();
@@ -136,6 +156,26 @@ void addMetadata(::onnx::ModelProto& m, const std::string& key, const std::strin
                 inputs.push_back(bound);
             }
         }
+        // A Reshape's shape and a Gather's indices are INT64 inputs: initializers of their own. The
+        // batch stays as it is (a 0 in the shape copies the input's dimension); an embedding reads
+        // the table first, as ONNX orders a Gather's inputs.
+        const auto intInput = [&](const std::string& wanted, const std::vector<int64_t>& values, bool scalar) {
+            std::string name = wanted;
+            while (graph.initializers.count(name) || shapes.count(name)) name += "_";
+            ::onnx::TensorProto* t = g->add_initializer();
+            t->set_name(name);
+            t->set_data_type(::onnx::TensorProto::INT64);
+            if (!scalar) t->add_dims(static_cast<int64_t>(values.size()));
+            t->set_raw_data(values.data(), values.size() * sizeof(int64_t));
+            inputs.push_back(name);
+        };
+        if (node.kind == graph::OpKind::Reshape) {
+            std::vector<int64_t> shape{0};
+            shape.insert(shape.end(), node.ints.begin(), node.ints.end());
+            intInput(node.name + "/shape", shape, false);
+        }
+        if (node.kind == graph::OpKind::Gather && inputs.size() == 2) std::swap(inputs[0], inputs[1]);
+        if (node.kind == graph::OpKind::Gather && inputs.size() == 1) intInput(node.name + "/indices", node.ints, node.scalar_index);
         const std::string out = node.fused_relu ? preReluValue(node.name) : node.output;
         addAttributes(addNode(g, node.name, graph::opKindName(node.kind), inputs, out), node);
         if (node.fused_relu) addNode(g, fusedReluNode(node.name), "Relu", {out}, node.output);

@@ -11,6 +11,7 @@ namespace trainbench::engine::onnx {
 // of the last years reads, and none of the ops we use changed between 13 and 17.
 inline constexpr int64_t kIrVersion = 8;
 inline constexpr int64_t kOpsetVersion = 13;
+inline constexpr int64_t kLayerNormOpsetVersion = 17;  // a graph with LayerNormalization
 // Default-domain opsets an import accepts: the ops of the Graph IR mean the same in all of them
 // (BatchNormalization in inference mode, Conv / MaxPool with explicit pads).
 inline constexpr int64_t kMinImportOpset = 9, kMaxImportOpset = 17;

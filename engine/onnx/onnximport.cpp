@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <limits>
+#include <optional>
 #include <set>
 
 #include "engine/graph/graphpasses.h"
@@ -17,6 +19,8 @@
 #include "engine/onnx/onnxformat.h"
 #include "engine/onnx/onnxmodel.h"
 #include "engine/onnx/onnxnodes.h"
+#include "engine/onnx/onnxshapes.h"
+#include "engine/graph/nodeshape.h"
 #include "engine/onnx/onnxtext.h"
 
 namespace trainbench::engine::onnx {
@@ -33,10 +37,14 @@ int64_t defaultOpset(const ::onnx::ModelProto& m, const std::string& origin) {
     return opset;
 }
 
-// Per-example dims of a [batch, ...] float value; the batch dimension may be symbolic or a number.
-graph::Dims perExampleShape(const ::onnx::ValueInfoProto& v, const std::string& what) {
-    if (!v.type().has_tensor_type() || v.type().tensor_type().elem_type() != ::onnx::TensorProto::FLOAT)
-        throw OnnxError(what + " '" + v.name() + "' is not a float tensor");
+// Per-example dims of a [batch, ...] float value (or, with `integers`, integer ids: INT64 or INT32);
+// the batch dimension may be symbolic or a number.
+graph::Dims perExampleShape(const ::onnx::ValueInfoProto& v, const std::string& what, bool* integers = nullptr) {
+    const int type = v.type().has_tensor_type() ? v.type().tensor_type().elem_type() : 0;
+    const bool ids = integers && (type == ::onnx::TensorProto::INT64 || type == ::onnx::TensorProto::INT32);
+    if (integers) *integers = ids;
+    if (type != ::onnx::TensorProto::FLOAT && !ids)
+        throw OnnxError(what + " '" + v.name() + "' is not a float tensor" + (integers ? " (nor INT64 / INT32 ids)" : ""));
     const ::onnx::TensorShapeProto& s = v.type().tensor_type().shape();
     if (s.dim_size() < 2) throw OnnxError(what + " '" + v.name() + "' has rank " + std::to_string(s.dim_size()) + " (needs [batch, ...])");
     graph::Dims dims;
@@ -62,33 +70,32 @@ void readMetadata(const ::onnx::ModelProto& m, graph::GraphMetadata& meta, const
     }
 }
 
-// A Constant node's `value` (a float tensor) or `value_float`, as an initializer.
-graph::Initializer constantTensor(const ::onnx::NodeProto& n, const std::string& where) {
+bool isInteger(const ::onnx::TensorProto& t) {
+    return t.data_type() == ::onnx::TensorProto::INT64 || t.data_type() == ::onnx::TensorProto::INT32;
+}
+
+// Integers a Pad's pads or a Clip's bounds may be: up to 64 values within 2^24, which floats hold exactly.
+std::optional<graph::Initializer> integersAsFloats(const IntTensor& t) {
+    if (t.values.size() > 64) return std::nullopt;
+    graph::Initializer init;
+    if (!t.scalar) init.dims = {static_cast<int64_t>(t.values.size())};
+    for (int64_t v : t.values) {
+        if (v > (int64_t{1} << 24) || v < -(int64_t{1} << 24)) return std::nullopt;
+        init.values.push_back(static_cast<float>(v));
+    }
+    return init;
+}
+
+// A Constant node's `value` (a float tensor) or `value_float`, as an initializer; nullopt for an
+// integer tensor (a shape, indices: the ShapeFolder takes it).
+std::optional<graph::Initializer> constantTensor(const ::onnx::NodeProto& n, const std::string& where) {
     if (n.output_size() != 1 || n.attribute_size() != 1) throw OnnxError(where + ": a Constant needs one output and one attribute");
     const ::onnx::AttributeProto& a = n.attribute(0);
     if (a.name() == "value" && a.type() == ::onnx::AttributeProto::TENSOR) {
-        // Small integers (a Pad's pads, exporters' shapes) are held exactly as floats.
-        if (a.t().data_type() == ::onnx::TensorProto::INT64 && a.t().dims_size() <= 1) {
-            const ::onnx::TensorProto& t = a.t();
-            const int64_t count = t.dims_size() == 0 ? 1 : t.dims(0);
-            const bool raw = t.has_raw_data();
-            if (count < 0 || count > 64 || (raw ? t.raw_data().size() != static_cast<size_t>(count) * 8 : t.int64_data_size() != count))
-                throw OnnxError(where + ": an INT64 constant of " + std::to_string(count) + " values whose data does not match");
-            graph::Initializer init;
-            if (t.dims_size() == 1) init.dims = {count};
-            for (int64_t i = 0; i < count; ++i) {
-                int64_t v = 0;
-                if (raw) std::memcpy(&v, t.raw_data().data() + i * 8, 8);
-                else v = t.int64_data(static_cast<int>(i));
-                if (v > (int64_t{1} << 24) || v < -(int64_t{1} << 24))
-                    throw OnnxError(where + ": INT64 value " + std::to_string(v) + " is beyond what is supported (2^24)");
-                init.values.push_back(static_cast<float>(v));
-            }
-            return init;
-        }
+        if (isInteger(a.t())) return std::nullopt;  // the ShapeFolder's (integerConstant)
         return importInitializer(a.t(), where);
     }
-    if (a.name() == "value_float" && a.type() == ::onnx::AttributeProto::FLOAT) return {{}, {a.f()}};
+    if (a.name() == "value_float" && a.type() == ::onnx::AttributeProto::FLOAT) return graph::Initializer{{}, {a.f()}};
     throw OnnxError(where + ": attribute '" + a.name() + "' is not supported (only a float 'value' or 'value_float')");
 }
 
@@ -122,7 +129,8 @@ PendingPad readPad(const graph::Graph& g, const ::onnx::NodeProto& n, int64_t op
         if (n.input_size() <= i || n.input(i).empty()) return nullptr;
         const auto it = g.initializers.find(resolve(n.input(i)));
         if (it == g.initializers.end())
-            throw OnnxError(where + ": its " + what + " '" + n.input(i) + "' is not a constant (computed pads are not supported)");
+            throw OnnxError(where + ": its " + what + " '" + n.input(i) +
+                            "' is not a constant of at most 64 integers within 2^24 (computed pads are not supported)");
         return &it->second;
     };
     if (opset >= 11) {
@@ -167,15 +175,12 @@ void readClipBounds(const graph::Graph& g, graph::Node& clip, const std::string&
 }
 
 // The weight of a Gemm with transB = 0, [in, out], as the IR's [out, in]: transposed in place when
-// only this node reads it, else into a copy of its own.
-void transposeGemmWeight(graph::Graph& g, const std::string& gemmName, const std::string& origin) {
-    graph::Node* gemm = nullptr;
-    for (graph::Node& n : g.nodes)
-        if (n.name == gemmName) gemm = &n;
-    const std::string where = origin + ": node '" + gemmName + "' (Gemm)";
-    const auto it = g.initializers.find(gemm->inputs[1]);
+// only this node reads it (`readers`: how many nodes of the file read it), else into a copy of its own.
+void transposeGemmWeight(graph::Graph& g, graph::Node& gemm, int readers, const std::string& origin) {
+    const std::string where = origin + ": node '" + gemm.name + "' (Gemm)";
+    const auto it = g.initializers.find(gemm.inputs[1]);
     if (it == g.initializers.end() || it->second.dims.size() != 2)
-        throw OnnxError(where + ": with transB 0 its B '" + gemm->inputs[1] + "' must be a 2-D initializer");
+        throw OnnxError(where + ": with transB 0 its B '" + gemm.inputs[1] + "' must be a 2-D initializer");
     const graph::Initializer& w = it->second;
     const int64_t rows = w.dims[0], cols = w.dims[1];
     graph::Initializer t{{cols, rows}, std::vector<float>(w.values.size())};
@@ -183,14 +188,36 @@ void transposeGemmWeight(graph::Graph& g, const std::string& gemmName, const std
         for (int64_t r = 0; r < rows; ++r)
             for (int64_t c = 0; c < cols; ++c)
                 t.values[static_cast<size_t>(c * rows + r)] = w.values[static_cast<size_t>(r * cols + c)];
-    if (graph::useCount(g, gemm->inputs[1]) == 1) {
+    if (readers == 1) {
         it->second = std::move(t);
         return;
     }
-    std::string name = gemm->inputs[1] + "/transposed";
+    std::string name = gemm.inputs[1] + "/transposed";
     while (g.initializers.count(name)) name += "_";
     g.initializers.emplace(name, std::move(t));
-    gemm->inputs[1] = name;
+    gemm.inputs[1] = name;
+}
+
+// How many nodes read each name, through Identity and Dropout (which pass their input on).
+std::map<std::string, int> readerCounts(const ::onnx::GraphProto& gp) {
+    std::map<std::string, std::string> alias;
+    const auto resolve = [&](std::string name) {
+        for (int hops = 0; hops < gp.node_size(); ++hops) {  // bounded: a cycle of aliases ends the walk
+            const auto it = alias.find(name);
+            if (it == alias.end()) break;
+            name = it->second;
+        }
+        return name;
+    };
+    std::map<std::string, int> reads;
+    for (const ::onnx::NodeProto& n : gp.node()) {
+        if ((n.op_type() == "Identity" || n.op_type() == "Dropout") && n.input_size() > 0 && n.output_size() > 0) {
+            alias[n.output(0)] = n.input(0);
+            continue;
+        }
+        for (const std::string& in : n.input()) ++reads[resolve(in)];
+    }
+    return reads;
 }
 
 // Undoes what exportOnnx() adds: a Gemm's "<gemm>/gemm_flatten" Flatten and "<node>/fused_relu"
@@ -270,6 +297,110 @@ struct FileDescriptor {
     return m;
 }
 
+// auto_pad SAME_UPPER / SAME_LOWER: each axis padded so that ceil(size / stride) windows fit, the
+// odd cell at the end (UPPER, TensorFlow's SAME) or the start (LOWER).
+void samePads(graph::Node& node, NodeFixups::SamePad mode, const std::map<std::string, graph::Dims>& shapes,
+              const std::string& where) {
+    const auto x = shapes.find(node.inputs.empty() ? std::string() : node.inputs[0]);
+    if (x == shapes.end() || x->second.size() != 3)
+        throw OnnxError(where + ": auto_pad SAME needs a [channels, height, width] input before it");
+    const auto pads = [&](int64_t size, int64_t kernel, int64_t stride, int64_t dilation) -> std::pair<int64_t, int64_t> {
+        if (kernel <= 0 || stride <= 0 || dilation <= 0) throw OnnxError(where + ": kernel, stride and dilation must be positive");
+        const int64_t out = (size + stride - 1) / stride;
+        const int64_t total = std::max<int64_t>(0, (out - 1) * stride + (kernel - 1) * dilation + 1 - size);
+        const int64_t small = total / 2;
+        return mode == NodeFixups::SamePad::Upper ? std::pair{small, total - small} : std::pair{total - small, small};
+    };
+    const auto [top, bottom] = pads(x->second[1], node.kernel, node.stride, node.dilation);
+    const auto [left, right] = pads(x->second[2], node.kernelW(), node.strideW(), node.dilationW());
+    node.pad = top;
+    node.pad_left = left == top ? -1 : left;
+    node.pad_bottom = bottom == top ? -1 : bottom;
+    node.pad_right = right == top ? -1 : right;
+}
+
+// A Gather, Reshape, Unsqueeze, Squeeze or Concat of values (after the ShapeFolder found it is not
+// shape arithmetic): an embedding lookup, slices at constant indices, a reshape to a shape known here,
+// a join along an axis.
+graph::Node valueShapeNode(const ::onnx::NodeProto& n, int64_t opset, const std::string& where, const ShapeFolder& folder,
+                           const std::map<std::string, graph::Dims>& shapes, const graph::Graph& g,
+                           const ShapeFolder::Resolve& resolve) {
+    if (n.output_size() != 1) throw OnnxError(where + ": " + std::to_string(n.output_size()) + " outputs (only 1 is supported)");
+    const std::string& op = n.op_type();
+    graph::Node node;
+    node.name = n.name();
+    node.output = n.output(0);
+    const auto valueShape = [&](int i) -> const graph::Dims& {
+        if (n.input_size() <= i || n.input(i).empty()) throw OnnxError(where + ": has no input " + std::to_string(i));
+        const auto it = shapes.find(resolve(n.input(i)));
+        if (it == shapes.end())
+            throw OnnxError(where + ": input " + std::to_string(i) + " '" + n.input(i) +
+                            "' is not a value defined before it (an unknown name, or a constant where a value belongs)");
+        return it->second;
+    };
+    int64_t axis = op == "Concat" ? std::numeric_limits<int64_t>::min() : 0;
+    bool allowZero = false;
+    for (const ::onnx::AttributeProto& a : n.attribute()) {
+        if (a.name() == "axis" && (op == "Gather" || op == "Concat")) axis = a.i();
+        else if (a.name() == "allowzero" && op == "Reshape") allowZero = a.i() != 0;
+        else if (!(a.name() == "axes" && opset < 13 && (op == "Unsqueeze" || op == "Squeeze")))
+            throw OnnxError(where + ": attribute '" + a.name() + "' is not supported");
+    }
+    if (op == "Gather") {
+        if (n.input_size() != 2) throw OnnxError(where + ": takes data and indices, has " + std::to_string(n.input_size()) + " inputs");
+        node.kind = graph::OpKind::Gather;
+        if (g.initializers.count(resolve(n.input(0)))) {
+            // An embedding: the IR reads the ids first, the table second.
+            if (axis != 0) throw OnnxError(where + ": gathers a table along axis " + std::to_string(axis) + " (only its rows, 0)");
+            valueShape(1);
+            node.inputs = {n.input(1), n.input(0)};
+            return node;
+        }
+        const auto rank = static_cast<int64_t>(valueShape(0).size()) + 1;
+        if (axis < 0) axis += rank;
+        if (axis <= 0 || axis >= rank)
+            throw OnnxError(where + ": gathers along axis " + std::to_string(axis) + " of a rank-" + std::to_string(rank) +
+                            " value (examples are not gathered: the batch's axis 0 is not supported)");
+        const IntTensor& idx = folder.intInput(n, 1, "indices", where);
+        node.inputs = {n.input(0)};
+        node.axis = axis;
+        node.ints = idx.values;
+        node.scalar_index = idx.scalar;
+        return node;
+    }
+    node.inputs = {n.input_size() > 0 ? n.input(0) : std::string()};
+    if (op == "Reshape") {
+        if (n.input_size() != 2) throw OnnxError(where + ": takes data and a shape, has " + std::to_string(n.input_size()) + " inputs");
+        const graph::Dims& x = valueShape(0);
+        const IntTensor& shape = folder.intInput(n, 1, "shape", where);
+        if (allowZero && std::find(shape.values.begin(), shape.values.end(), 0) != shape.values.end())
+            throw OnnxError(where + ": allowzero with a 0 in its shape (an empty tensor) is not supported");
+        node.kind = graph::OpKind::Reshape;
+        node.ints = folder.reshapeTarget(resolve(n.input(1)), x, where);
+        return node;
+    }
+    if (op == "Unsqueeze" || op == "Squeeze") {
+        node.kind = graph::OpKind::Reshape;
+        node.ints = folder.unsqueezed(n, valueShape(0), op == "Squeeze", where);
+        return node;
+    }
+    // Concat of values.
+    const auto rank = static_cast<int64_t>(valueShape(0).size()) + 1;
+    if (axis == std::numeric_limits<int64_t>::min()) throw OnnxError(where + ": has no axis");
+    if (axis < 0) axis += rank;
+    if (axis <= 0 || axis >= rank)
+        throw OnnxError(where + ": joins along axis " + std::to_string(axis) + " of rank-" + std::to_string(rank) +
+                        " values (examples are not joined: the batch's axis 0 is not supported)");
+    node.kind = graph::OpKind::Concat;
+    node.axis = axis;
+    node.inputs.clear();
+    for (int i = 0; i < n.input_size(); ++i) {
+        valueShape(i);
+        node.inputs.push_back(n.input(i));
+    }
+    return node;
+}
+
 }  // namespace
 
 ::onnx::ModelProto parseModel(std::string_view bytes, const std::string& origin) {
@@ -299,9 +430,17 @@ graph::Graph importModelReleasing(const ::onnx::ModelProto& m, ::onnx::ModelProt
     const ::onnx::GraphProto& gp = m.graph();
 
     graph::Graph g;
+    std::map<std::string, IntTensor> integerInitializers;  // shapes and indices, for the ShapeFolder
     for (int i = 0; i < gp.initializer_size(); ++i) {
         const ::onnx::TensorProto& t = gp.initializer(i);
-        if (g.initializers.count(t.name())) throw OnnxError(origin + ": initializer '" + t.name() + "' appears twice");
+        if (g.initializers.count(t.name()) || integerInitializers.count(t.name()))
+            throw OnnxError(origin + ": initializer '" + t.name() + "' appears twice");
+        if (isInteger(t)) {
+            IntTensor ints = readIntTensor(t, origin + ": initializer '" + t.name() + "'");
+            if (std::optional<graph::Initializer> f = integersAsFloats(ints)) g.initializers.emplace(t.name(), std::move(*f));
+            integerInitializers.emplace(t.name(), std::move(ints));
+            continue;
+        }
         bool stripped = false;
         g.initializers.emplace(t.name(), importInitializer(t, origin, shapesOnly ? &stripped : nullptr));
         g.weightless = g.weightless || stripped;
@@ -309,10 +448,10 @@ graph::Graph importModelReleasing(const ::onnx::ModelProto& m, ::onnx::ModelProt
     }
     // Older exporters list the initializers among the inputs too; the graph's input is the rest.
     for (const ::onnx::ValueInfoProto& v : gp.input()) {
-        if (g.initializers.count(v.name())) continue;
+        if (g.initializers.count(v.name()) || integerInitializers.count(v.name())) continue;
         if (!g.input.empty()) throw OnnxError(origin + ": more than one graph input ('" + g.input + "', '" + v.name() + "')");
         g.input = v.name();
-        g.sample_shape = perExampleShape(v, origin + ": input");
+        g.sample_shape = perExampleShape(v, origin + ": input", &g.integer_input);
     }
     if (g.input.empty()) throw OnnxError(origin + ": the graph has no input");
     if (gp.output_size() != 1) throw OnnxError(origin + ": " + std::to_string(gp.output_size()) + " graph outputs (only 1 is supported)");
@@ -324,21 +463,33 @@ graph::Graph importModelReleasing(const ::onnx::ModelProto& m, ::onnx::ModelProt
         for (auto it = alias.find(name); it != alias.end(); it = alias.find(name)) name = it->second;
         return name;
     };
+    // Every value's per-example shape as the nodes are read (what Shape reads and a Reshape keeps).
+    std::map<std::string, graph::Dims> shapes{{g.input, g.sample_shape}};
+    ShapeFolder folder(g, shapes, opset, resolve);
+    for (auto& [name, ints] : integerInitializers) folder.add(name, std::move(ints));
+    const std::map<std::string, int> readers = readerCounts(gp);
     std::set<std::string> dropoutMasks;
     std::map<std::string, PendingPad> padded;  // a Pad's output, by what it pads
-    std::vector<std::string> transposed;  // Gemm weights read as [in, out]
+    const auto isValue = [&](const std::string& name) { return shapes.count(resolve(name)) > 0; };
     for (const ::onnx::NodeProto& n : gp.node()) {
         const std::string where = origin + ": node '" + n.name() + "' (" + n.op_type() + ")";
         const bool standard = n.domain().empty() || n.domain() == "ai.onnx";
-        if (standard && n.op_type() == "Constant") {
-            graph::Initializer value = constantTensor(n, where);
-            if (!g.initializers.emplace(n.output(0), std::move(value)).second)
-                throw OnnxError(where + ": its output '" + n.output(0) + "' is already an initializer");
+        const std::string& op = n.op_type();
+        if (standard && op == "Constant") {
+            std::optional<graph::Initializer> value = constantTensor(n, where);
+            if (g.initializers.count(n.output(0)) || folder.find(n.output(0)) || shapes.count(n.output(0)))
+                throw OnnxError(where + ": its output '" + n.output(0) + "' is already defined");
+            if (!value) {
+                IntTensor ints = readIntTensor(n.attribute(0).t(), where);
+                value = integersAsFloats(ints);
+                folder.add(n.output(0), std::move(ints));
+            }
+            if (value) g.initializers.emplace(n.output(0), std::move(*value));
             continue;
         }
-        if (standard && (n.op_type() == "Identity" || n.op_type() == "Dropout")) {
+        if (standard && (op == "Identity" || op == "Dropout")) {
             if (n.input_size() < 1 || n.output_size() < 1) throw OnnxError(where + ": no input or no output");
-            if (n.op_type() == "Dropout") {
+            if (op == "Dropout") {
                 if (n.input_size() > 2 && !n.input(2).empty()) {
                     const auto mode = g.initializers.find(resolve(n.input(2)));
                     if (mode == g.initializers.end() || mode->second.values.size() != 1 || mode->second.values[0] != 0.0f)
@@ -352,7 +503,7 @@ graph::Graph importModelReleasing(const ::onnx::ModelProto& m, ::onnx::ModelProt
             alias[n.output(0)] = source;
             continue;
         }
-        if (standard && n.op_type() == "Pad") {
+        if (standard && op == "Pad") {
             const PendingPad pad = readPad(g, n, opset, where, resolve);
             if (pad.none()) {
                 if (alias.count(n.output(0))) throw OnnxError(where + ": its output '" + n.output(0) + "' is written twice");
@@ -362,12 +513,57 @@ graph::Graph importModelReleasing(const ::onnx::ModelProto& m, ::onnx::ModelProt
             }
             continue;
         }
+        // Shape arithmetic: computed here, once.
+        if (standard && n.output_size() >= 1 && (shapes.count(n.output(0)) || folder.find(n.output(0))))
+            throw OnnxError(where + ": its output '" + n.output(0) + "' is already defined");
+        if (standard && folder.fold(n, where)) continue;
+        if (standard && op == "Cast" && n.input_size() == 1 && isValue(n.input(0))) {
+            for (const ::onnx::AttributeProto& a : n.attribute())
+                if (a.name() == "to" && a.i() != ::onnx::TensorProto::FLOAT)
+                    throw OnnxError(where + ": casts a value to type " + std::to_string(a.i()) + " (float values only)");
+            alias[n.output(0)] = resolve(n.input(0));  // float to float
+            continue;
+        }
+        // A Gather of a table's rows at constant indices is a constant (a position embedding's rows).
+        if (standard && op == "Gather" && n.input_size() == 2 && g.initializers.count(resolve(n.input(0))) &&
+            folder.find(n.input(1))) {
+            for (const ::onnx::AttributeProto& a : n.attribute())
+                if (a.name() != "axis" || a.i() != 0) throw OnnxError(where + ": gathers a constant along an axis other than 0");
+            const graph::Initializer& table = g.initializers.at(resolve(n.input(0)));
+            const IntTensor& idx = *folder.find(n.input(1));
+            if (table.dims.empty()) throw OnnxError(where + ": gathers from a scalar");
+            graph::Initializer rows;
+            if (!idx.scalar) rows.dims.push_back(static_cast<int64_t>(idx.values.size()));
+            rows.dims.insert(rows.dims.end(), table.dims.begin() + 1, table.dims.end());
+            const int64_t count = table.dims[0];
+            int64_t per = 1;
+            for (size_t d = 1; d < table.dims.size(); ++d) per *= table.dims[d];
+            for (int64_t i : idx.values) {
+                if (i < -count || i >= count)
+                    throw OnnxError(where + ": index " + std::to_string(i) + " is outside the table's " + std::to_string(count) + " rows");
+                if (table.values.empty()) continue;  // stripped to shapes
+                const int64_t row = i < 0 ? i + count : i;
+                rows.values.insert(rows.values.end(), table.values.begin() + row * per, table.values.begin() + (row + 1) * per);
+            }
+            if (rows.values.empty() && !table.values.empty()) throw OnnxError(where + ": gathers no rows");
+            g.initializers.emplace(n.output(0), std::move(rows));
+            continue;
+        }
+        graph::Node node;
         NodeFixups fixups;
-        graph::Node node = importNode(n, opset, origin, fixups);
+        if (standard && (op == "Gather" || op == "Reshape" || op == "Unsqueeze" || op == "Squeeze" || op == "Concat")) {
+            node = valueShapeNode(n, opset, where, folder, shapes, g, resolve);
+        } else {
+            node = importNode(n, opset, origin, fixups);
+        }
         for (std::string& in : node.inputs) {
             in = resolve(in);
             if (dropoutMasks.count(in)) throw OnnxError(where + ": reads Dropout's mask '" + in + "', which inference has not");
         }
+        // A bias or a scale first, the value second (PyTorch writes Linear's bias so): the value first.
+        if ((node.kind == graph::OpKind::Add || node.kind == graph::OpKind::Mul) && node.inputs.size() == 2 &&
+            !shapes.count(node.inputs[0]) && g.initializers.count(node.inputs[0]) && shapes.count(node.inputs[1]))
+            std::swap(node.inputs[0], node.inputs[1]);
         // Zeros around the image, then a convolution: more of its own zero padding (ZeroPad2d before a
         // Conv2d). Then an average over the kernel: the AveragePool's padding, counted in the divisor
         // (PyTorch exports AvgPool2d(count_include_pad=True) so).
@@ -401,20 +597,37 @@ graph::Graph importModelReleasing(const ::onnx::ModelProto& m, ::onnx::ModelProt
             }
         }
         if (node.kind == graph::OpKind::Clip) readClipBounds(g, node, where);
-        if (fixups.transpose_weight && node.inputs.size() > 1) transposed.push_back(node.name);
+        if (fixups.transpose_weight && node.inputs.size() > 1) {
+            const auto r = readers.find(node.inputs[1]);
+            transposeGemmWeight(g, node, r == readers.end() ? 1 : r->second, origin);
+        }
+        if (fixups.same_pad != NodeFixups::SamePad::None) samePads(node, fixups.same_pad, shapes, where);
+        const std::string nodeWhere = "node '" + node.name + "' (" + graph::opKindName(node.kind) + ")";
+        if (fixups.last_axis) {
+            // Softmax and LayerNormalization: over the last axis of the whole tensor only.
+            const auto in = shapes.find(node.inputs.empty() ? std::string() : node.inputs[0]);
+            const int64_t rank = in == shapes.end() ? 0 : static_cast<int64_t>(in->second.size()) + 1;
+            if (in != shapes.end() && *fixups.last_axis != -1 && *fixups.last_axis != rank - 1)
+                throw OnnxError(where + ": axis " + std::to_string(*fixups.last_axis) + " of a rank-" + std::to_string(rank) +
+                                " value is not supported (only the last axis, -1)");
+        }
+        try {
+            shapes[node.output] = graph::nodeOutputShape(g, node, shapes, nodeWhere);
+        } catch (const graph::GraphError& e) {
+            throw OnnxError(origin + ": " + e.what());
+        }
         g.nodes.push_back(std::move(node));
     }
     g.output = resolve(g.output);
     if (const auto p = padded.find(g.output); p != padded.end())
         throw OnnxError(origin + ": the graph's output is padded by " + p->second.where + " (a Pad is supported before a Conv or an AveragePool only)");
-    for (const std::string& gemm : transposed) transposeGemmWeight(g, gemm, origin);
     readMetadata(m, g.metadata, origin);
     undoExportAdditions(g);
     graph::pruneInitializers(g);  // a Clip's bounds, a Dropout's ratio, what no node reads
     try {
-        const std::map<std::string, graph::Dims> shapes = g.valueShapes();
-        const auto out = shapes.find(g.output);
-        if (out == shapes.end() || out->second.size() != 1)
+        const std::map<std::string, graph::Dims> final = g.valueShapes();
+        const auto out = final.find(g.output);
+        if (out == final.end() || out->second.size() != 1)
             throw graph::GraphError("the output '" + g.output + "' is not a [batch, classes] value of the graph");
         g.classes = out->second[0];
         g.validate();

@@ -53,10 +53,15 @@ void requireInt(const ::onnx::NodeProto& n, const char* name, int64_t want, cons
                         std::to_string(want) + ")");
 }
 
-void windowAttributes(const ::onnx::NodeProto& n, graph::Node& node, const std::string& where) {
+void windowAttributes(const ::onnx::NodeProto& n, graph::Node& node, NodeFixups& fixups, const std::string& where) {
     const ::onnx::AttributeProto* autoPad = findAttribute(n, "auto_pad");
-    if (autoPad && autoPad->s() != "NOTSET" && autoPad->s() != "VALID")
-        throw OnnxError(where + ": auto_pad '" + autoPad->s() + "' is not supported (NOTSET with explicit pads, or VALID)");
+    if (autoPad && autoPad->s() != "NOTSET" && autoPad->s() != "VALID" && autoPad->s() != "SAME_UPPER" &&
+        autoPad->s() != "SAME_LOWER")
+        throw OnnxError(where + ": auto_pad '" + autoPad->s() + "' is not supported (NOTSET, VALID, SAME_UPPER, SAME_LOWER)");
+    if (autoPad && autoPad->s().rfind("SAME_", 0) == 0) {
+        if (findAttribute(n, "pads")) throw OnnxError(where + ": both auto_pad " + autoPad->s() + " and pads");
+        fixups.same_pad = autoPad->s() == "SAME_UPPER" ? NodeFixups::SamePad::Upper : NodeFixups::SamePad::Lower;
+    }
     const std::vector<int64_t> kernel = intsAttribute(n, "kernel_shape", 2, 0, where);
     const std::vector<int64_t> strides = intsAttribute(n, "strides", 2, 1, where);
     std::vector<int64_t> pads = intsAttribute(n, "pads", 4, 0, where);  // top, left, bottom, right
@@ -88,9 +93,10 @@ void windowAttributes(const ::onnx::NodeProto& n, graph::Node& node, const std::
 }  // namespace
 
 std::string supportedOpList() {
-    return "Add, AveragePool (ceil_mode 0), BatchNormalization, Clip, Constant (a tensor), Conv (any group), Div, Dropout "
-           "(inference: none), Flatten (axis 1), Gemm (transA 0, alpha and beta 1), GlobalAveragePool, Identity, MaxPool, "
-           "Mul, Relu, Sigmoid, Softmax (of a [batch, features] value), Sub, Tanh";
+    return "Add, AveragePool (ceil_mode 0), BatchNormalization, Cast, Clip, Concat, Constant (a tensor), Conv (any group), "
+           "Div, Dropout (inference: none), Erf, Flatten (axis 1), Gather, Gemm (transA 0, alpha and beta 1), "
+           "GlobalAveragePool, Identity, LayerNormalization (last axis), MatMul, MaxPool, Mul, Pad (zeros), Relu, Reshape, "
+           "Shape, Sigmoid, Slice (of shapes), Softmax (last axis), Squeeze, Sub, Tanh, Transpose (batch first), Unsqueeze";
 }
 
 graph::Initializer importInitializer(const ::onnx::TensorProto& t, const std::string& origin, bool* stripped) {
@@ -155,13 +161,13 @@ graph::Node importNode(const ::onnx::NodeProto& n, int64_t opset, const std::str
             requireNone(n, {"kernel_shape", "strides", "pads", "dilations", "group", "auto_pad"}, where);
             node.group = intAttribute(n, "group", 1, where);
             if (node.group < 1) throw OnnxError(where + ": group " + std::to_string(node.group) + " is not positive");
-            windowAttributes(n, node, where);
+            windowAttributes(n, node, fixups, where);
             break;
         case graph::OpKind::MaxPool:
             requireNone(n, {"kernel_shape", "strides", "pads", "dilations", "ceil_mode", "storage_order", "auto_pad"}, where);
             requireInt(n, "ceil_mode", 0, where);
             requireInt(n, "storage_order", 0, where);
-            windowAttributes(n, node, where);
+            windowAttributes(n, node, fixups, where);
             break;
         case graph::OpKind::Gemm: {
             requireNone(n, {"transA", "transB", "alpha", "beta"}, where);
@@ -208,16 +214,26 @@ graph::Node importNode(const ::onnx::NodeProto& n, int64_t opset, const std::str
             if (include != 0 && include != 1)
                 throw OnnxError(where + ": attribute 'count_include_pad' = " + std::to_string(include) + " is not 0 or 1");
             node.count_include_pad = include == 1;
-            windowAttributes(n, node, where);
+            windowAttributes(n, node, fixups, where);
             break;
         }
-        case graph::OpKind::Softmax: {
-            // Over the last axis of a [batch, features] value: -1 or 1 (opset 13's default is -1, before it 1).
+        case graph::OpKind::Softmax:
+            // Over the last axis (opset 13's default is -1, before it 1: the last of a [batch, features] value).
             requireNone(n, {"axis"}, where);
-            const int64_t axis = intAttribute(n, "axis", opset >= 13 ? -1 : 1, where);
-            if (axis != -1 && axis != 1)
-                throw OnnxError(where + ": attribute 'axis' = " + std::to_string(axis) +
-                                " is not supported (only the features of a [batch, features] value: 1 or -1)");
+            fixups.last_axis = intAttribute(n, "axis", opset >= 13 ? -1 : 1, where);
+            break;
+        case graph::OpKind::LayerNormalization: {
+            requireNone(n, {"axis", "epsilon", "stash_type"}, where);
+            fixups.last_axis = intAttribute(n, "axis", -1, where);
+            if (const ::onnx::AttributeProto* e = findAttribute(n, "epsilon")) node.epsilon = e->f();
+            break;
+        }
+        case graph::OpKind::Transpose: {
+            requireNone(n, {"perm"}, where);
+            const ::onnx::AttributeProto* perm = findAttribute(n, "perm");
+            if (!perm || perm->type() != ::onnx::AttributeProto::INTS)
+                throw OnnxError(where + ": no 'perm' (the default reverses the axes, moving the batch's)");
+            node.ints.assign(perm->ints().begin(), perm->ints().end());
             break;
         }
         default: requireNone(n, {}, where); break;

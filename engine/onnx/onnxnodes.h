@@ -4,6 +4,7 @@
 // node, and what of it is not supported.
 #include <onnx/onnx_pb.h>
 
+#include <optional>
 #include <string>
 
 #include "engine/graph/graph.h"
@@ -20,6 +21,12 @@ graph::Initializer importInitializer(const ::onnx::TensorProto& t, const std::st
 // reads its weight as [in, out] (the IR's is [out, in]).
 struct NodeFixups {
     bool transpose_weight = false;
+    // Softmax and LayerNormalization: the axis it names (negative from the back), which must be the
+    // input's last (the importer knows the input's rank).
+    std::optional<int64_t> last_axis;
+    // A window with auto_pad SAME_UPPER or SAME_LOWER: pads that keep ceil(input / stride) outputs,
+    // the odd one at the end (UPPER) or the start (LOWER); the importer computes them from the input.
+    enum class SamePad { None, Upper, Lower } same_pad = SamePad::None;
 };
 
 // A node of the Graph IR's op types with the attributes the IR can hold; `opset` is the model's

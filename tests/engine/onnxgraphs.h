@@ -83,6 +83,7 @@ inline graph::Graph convThenGemm() {
 inline void expectSameGraph(const graph::Graph& got, const graph::Graph& want) {
     EXPECT_EQ(got.input, want.input);
     EXPECT_EQ(got.sample_shape, want.sample_shape);
+    EXPECT_EQ(got.integer_input, want.integer_input);
     EXPECT_EQ(got.output, want.output);
     EXPECT_EQ(got.classes, want.classes);
     ASSERT_EQ(got.nodes.size(), want.nodes.size());
@@ -108,9 +109,12 @@ inline void expectSameGraph(const graph::Graph& got, const graph::Graph& want) {
             EXPECT_EQ(std::memcmp(&a.clip_min, &b.clip_min, sizeof(float)), 0) << b.name;
             EXPECT_EQ(std::memcmp(&a.clip_max, &b.clip_max, sizeof(float)), 0) << b.name;
         }
-        if (b.kind == graph::OpKind::BatchNormalization) {
+        if (b.kind == graph::OpKind::BatchNormalization || b.kind == graph::OpKind::LayerNormalization) {
             EXPECT_EQ(std::memcmp(&a.epsilon, &b.epsilon, sizeof(float)), 0) << b.name;
         }
+        EXPECT_EQ(a.axis, b.axis) << b.name;
+        EXPECT_EQ(a.ints, b.ints) << b.name;
+        EXPECT_EQ(a.scalar_index, b.scalar_index) << b.name;
     }
     ASSERT_EQ(got.initializers.size(), want.initializers.size());
     for (const auto& [name, init] : want.initializers) {

@@ -43,11 +43,13 @@ std::string validationError(const Graph& g) {
 TEST(Graph, OpKindNamesAreOnnxOpTypesAndParseBack) {
     for (OpKind k : {OpKind::Conv, OpKind::Gemm, OpKind::BatchNormalization, OpKind::Relu, OpKind::MaxPool,
                      OpKind::GlobalAveragePool, OpKind::Flatten, OpKind::Add, OpKind::Clip, OpKind::Sigmoid, OpKind::Tanh,
-                     OpKind::AveragePool, OpKind::Softmax, OpKind::Mul, OpKind::Sub, OpKind::Div})
+                     OpKind::AveragePool, OpKind::Softmax, OpKind::Mul, OpKind::Sub, OpKind::Div, OpKind::MatMul,
+                     OpKind::Gather, OpKind::LayerNormalization, OpKind::Reshape, OpKind::Transpose, OpKind::Erf, OpKind::Concat})
         EXPECT_EQ(graph::parseOpKind(graph::opKindName(k)), k);
     EXPECT_EQ(graph::opKindName(OpKind::BatchNormalization), std::string("BatchNormalization"));
     EXPECT_EQ(graph::opKindName(OpKind::AveragePool), std::string("AveragePool"));
-    EXPECT_FALSE(graph::parseOpKind("LayerNormalization"));
+    EXPECT_EQ(graph::opKindName(OpKind::LayerNormalization), std::string("LayerNormalization"));
+    EXPECT_FALSE(graph::parseOpKind("InstanceNormalization"));
     EXPECT_FALSE(graph::parseOpKind("conv"));
 }
 

@@ -97,7 +97,8 @@ TEST_P(OnnxFixture, ExportThenImportIsTheSameGraphAndTheSamePredictions) {
     EXPECT_EQ(onnx::exportOnnx(back, {"test"}), onnx::exportOnnx(f.graph, {"test"}));
 }
 
-INSTANTIATE_TEST_SUITE_P(PyTorch, OnnxFixture, ::testing::Values("mobilenet_block", "mobilenet_block_op10", "grouped_conv", "ops_mix", "windows"));
+INSTANTIATE_TEST_SUITE_P(PyTorch, OnnxFixture, ::testing::Values("mobilenet_block", "mobilenet_block_op10", "grouped_conv", "ops_mix", "windows",
+                                                               "encoder"));
 
 TEST(OnnxFixtures, TheMobileNetBlockImportsAsDepthwiseConvolutionsAndReluSixes) {
     for (const char* name : {"mobilenet_block", "mobilenet_block_op10"}) {
