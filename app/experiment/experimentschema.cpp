@@ -483,6 +483,10 @@ SchemaKey buildSchema() {
         storageSection,
         section("shape", "dataset 'shape': a data set described by its shape alone, to estimate a model on it "
                          "(trainbench-cli estimate) without the data.", {
+            integer("sequence", 0, Range::ge(0).le(65536),
+                    "Token ids per example, for a model that reads ids (a transformer's): an example is [sequence] ids "
+                    "and channels, height and width are not used. 0: an example is an image.",
+                    [](const json& v, Experiment& out) { out.data.shape.sequence = v.get<int64_t>(); }),
             integer("channels", 3, Range::ge(1).le(4096), "Channels of an example.",
                     [](const json& v, Experiment& out) { out.data.shape.channels = v.get<int64_t>(); }),
             integer("height", 224, Range::ge(1).le(65536), "Height of an example.",

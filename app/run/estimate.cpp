@@ -16,7 +16,8 @@ DataShape dataShapeOf(const Experiment& x) {
         const engine::ShapeOnlyData& s = x.data.shape;
         // As a run would take them: the first train_limit examples, then data.fraction of those.
         const int64_t limited = x.data.train_limit > 0 ? std::min(x.data.train_limit, s.train_examples) : s.train_examples;
-        return {{s.channels, s.height, s.width}, s.classes, std::max<int64_t>(1, engine::subsetSize(limited, x.data.fraction))};
+        const engine::Dims sample = s.sequence > 0 ? engine::Dims{s.sequence} : engine::Dims{s.channels, s.height, s.width};
+        return {sample, s.classes, std::max<int64_t>(1, engine::subsetSize(limited, x.data.fraction))};
     }
     engine::TrainingData d = engine::openTrainingData(x.data, x.train.batch_size, x.train.seed);
     DataShape out{{d.channels, d.height, d.width}, d.num_classes, d.train->examplesPerEpoch()};

@@ -49,6 +49,9 @@ struct PipelineConfig {
 // A data set described by its shape alone ("dataset": "shape"): enough to estimate a model on it
 // (trainbench-cli estimate) without the data, e.g. ImageNet's 1,281,167 images of 3x224x224.
 struct ShapeOnlyData {
+    // Token ids per example (a transformer's input): an example is [sequence] ids, and channels,
+    // height and width are not used. 0: an example is an image.
+    int64_t sequence = 0;
     int64_t channels = 3;
     int64_t height = 224;
     int64_t width = 224;

@@ -242,6 +242,56 @@ TEST(CliOnnxModel, TorchvisionModelsStrippedToShapesEstimateOnEverySlice) {
         }
 }
 
+// BERT-base as tests/fixtures/onnx/encoder.py builds it, stripped to shapes (full/make.py: 124 KB
+// for 110 M parameters): experiments/bert-base-estimate.json estimates its fine-tuning on every TPU
+// v3 slice from v3-8 to v3-2048, and bert-base-a100-estimate.json on 1 to 8 A100s: step time,
+// memory (weights, gradients and Adam's two moments of 110 M parameters) and cost; serving it gets a
+// latency on every device.
+TEST(CliOnnxModel, BertBaseStrippedToShapesEstimatesOnEverySliceAndOnA100s) {
+    TempDir tmp;
+    const auto estimate = [&](const std::string& file, std::vector<std::string> extra) {
+        std::vector<std::string> args{"estimate", std::string(TRAINBENCH_SOURCE_DIR) + "/experiments/" + file, "--json"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        const auto r = runCli(args, tmp.path);
+        EXPECT_EQ(r.exitCode, 0) << r.err << r.out;
+        return r.exitCode == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::array();
+    };
+    const nlohmann::json slices = estimate("bert-base-estimate.json", {});
+    ASSERT_EQ(slices.size(), 5u) << "v3-8 ... v3-2048";
+    const double stateBytes = 109187330 * 4.0 * 4;  // weights, gradients, Adam's m and v
+    for (size_t i = 0; i < slices.size(); ++i) {
+        const auto& e = slices[i];
+        EXPECT_TRUE(e["fits"].get<bool>()) << e["devices"];
+        EXPECT_GT(e["memory_bytes"].get<double>(), stateBytes) << e["devices"];
+        EXPECT_GT(e["cost"].get<double>(), 0.0) << e["devices"];
+        EXPECT_GT(e["comm_seconds"].get<double>(), 0.0) << e["devices"] << ": 440 MB of gradients to all-reduce";
+        // 32 sequences per core on every slice: the forward pass takes the same time on each.
+        EXPECT_DOUBLE_EQ(e["forward_seconds"].get<double>(), slices[0]["forward_seconds"].get<double>()) << e["devices"];
+        if (i > 0) {
+            EXPECT_GT(e["samples_per_second"].get<double>(), slices[i - 1]["samples_per_second"].get<double>()) << e["devices"];
+        }
+    }
+    // About 6 x 110 M x 128 FLOPs per sequence (forward and backward) at 32 sequences: a v3 core's
+    // step is tens of milliseconds, not microseconds or seconds.
+    EXPECT_GT(slices[0]["step_seconds"].get<double>(), 0.01);
+    EXPECT_LT(slices[0]["step_seconds"].get<double>(), 1.0);
+
+    const nlohmann::json gpus = estimate("bert-base-a100-estimate.json", {});
+    ASSERT_EQ(gpus.size(), 4u) << "1, 2, 4, 8 A100s";
+    EXPECT_EQ(gpus[0]["comm_seconds"].get<double>(), 0.0) << "one GPU exchanges nothing";
+    for (size_t i = 1; i < gpus.size(); ++i) {
+        EXPECT_GT(gpus[i]["comm_seconds"].get<double>(), 0.0) << gpus[i]["devices"];
+        EXPECT_GT(gpus[i]["samples_per_second"].get<double>(), gpus[i - 1]["samples_per_second"].get<double>()) << gpus[i]["devices"];
+    }
+    const nlohmann::json serving = estimate("bert-base-estimate.json", {"--inference", "--batch", "1"});
+    ASSERT_GT(serving.size(), 5u);
+    for (const auto& r : serving)
+        if (r["precision"] == "fp32" && r["device"] == "a100-sxm4-40gb") {
+            EXPECT_TRUE(r["fits"].get<bool>());
+            EXPECT_NEAR(r["weight_bytes"].get<double>(), 109187330 * 4.0, 1e6);
+        }
+}
+
 // A model stripped to shapes cannot be served or run: the error says why.
 TEST(CliOnnxModel, AModelStrippedToShapesIsRefusedWhereItWouldRun) {
     TempDir tmp;
