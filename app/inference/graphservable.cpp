@@ -98,6 +98,18 @@ std::vector<int64_t> planSizes(int64_t maxBatch) {
     return sizes;
 }
 
+// The rows of the smallest embedding table the graph's integer input indexes (0: a float input).
+static int64_t idRows(const engine::graph::Graph& g) {
+    if (!g.integer_input) return 0;
+    int64_t rows = 0;
+    for (const engine::graph::Node& n : g.nodes)
+        if (n.kind == engine::graph::OpKind::Gather && n.inputs.size() == 2 && n.inputs[0] == g.input) {
+            const int64_t r = g.initializers.at(n.inputs[1]).dims.at(0);
+            rows = rows == 0 ? r : std::min(rows, r);
+        }
+    return rows;
+}
+
 engine::serving::Servable graphServable(const engine::graph::Graph& graph, const GraphServableOptions& options) {
     checkOptions(options);
     // Optimized once; each instance compiles (and so copies) it. The weights are the graph's own.
@@ -106,6 +118,7 @@ engine::serving::Servable graphServable(const engine::graph::Graph& graph, const
     s.name = options.name;
     s.inputShape.assign(optimized->sample_shape.begin(), optimized->sample_shape.end());
     s.outputs = optimized->classes;
+    s.id_rows = idRows(*optimized);
     const int threads = options.threads_per_instance;
     const int64_t maxBatch = options.max_batch;
     s.newInstance = [optimized, threads, maxBatch]() -> std::unique_ptr<engine::serving::ModelInstance> {

@@ -5,6 +5,7 @@
 #include <cfloat>
 #include <charconv>
 #include <cmath>
+#include <sstream>
 
 #include "engine/util/jsonlimits.h"
 
@@ -307,20 +308,43 @@ private:
 
 }  // namespace
 
+// A model of token ids: each number an integer row of its table (ONNX's Gather also takes -rows..-1).
+// The place is named in the row format's terms, instances[i][j...].
+std::string checkIds(const PredictRequest& r, const Servable& servable) {
+    if (servable.id_rows <= 0) return {};
+    const auto rows = static_cast<float>(servable.id_rows);
+    for (size_t i = 0; i < r.data.size(); ++i) {
+        const float v = r.data[i];
+        if (v == std::floor(v) && v >= -rows && v < rows) continue;
+        auto rest = static_cast<int64_t>(i);
+        std::string place;
+        for (size_t d = servable.inputShape.size(); d-- > 0;) {
+            place = "[" + std::to_string(rest % servable.inputShape[d]) + "]" + place;
+            rest /= servable.inputShape[d];
+        }
+        std::ostringstream text;
+        text << v;
+        return "instances[" + std::to_string(rest) + "]" + place + ": " + text.str() +
+               " is not a token id of this model (an integer from " + std::to_string(-servable.id_rows) + " to " +
+               std::to_string(servable.id_rows - 1) + ")";
+    }
+    return {};
+}
+
 std::string decodePredictRequest(std::string_view body, const Servable& servable, int64_t maxInstances,
                                  PredictRequest& out) {
     out = PredictRequest{};
     if (body.empty()) return "the body is empty; expected {\"instances\": [...]} or {\"inputs\": ...}";
     if (FastReader(body, servable, maxInstances, out).read()) {
         out.size = static_cast<int64_t>(out.data.size()) / std::max<int64_t>(1, servable.exampleSize());
-        return {};
+        return checkIds(out, servable);
     }
     out = PredictRequest{};
     RequestReader reader(body, servable, maxInstances, out);
     const bool ok = json::sax_parse(body.begin(), body.end(), &reader);
     if (ok && reader.finished()) {
         out.size = static_cast<int64_t>(out.data.size()) / std::max<int64_t>(1, servable.exampleSize());
-        return {};
+        return checkIds(out, servable);
     }
     return reader.error.empty() ? "malformed JSON" : reader.error;
 }

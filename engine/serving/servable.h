@@ -29,6 +29,10 @@ struct Servable {
     int64_t outputs = 0;              // numbers per example (classes)
     std::string inputName = "input";  // the tensor name in metadata and in {"inputs": {NAME: ...}}
     std::string outputName = "output";
+    // A model that reads integer token ids (a transformer's embedding table of this many rows): every
+    // number of a request must be an integer from -id_rows to id_rows - 1, else the request is
+    // refused (400) naming the place. 0: the input is any floats.
+    int64_t id_rows = 0;
     std::function<std::unique_ptr<ModelInstance>()> newInstance;  // called once per instance, at start
 
     int64_t exampleSize() const {

@@ -173,6 +173,63 @@ TEST_F(CliServe, ServesTheModelsOwnAnswersRefusesBadRequestsAndStopsOnSigterm) {
     EXPECT_NE(ended->out.find("stopped: 3 requests answered 200, 0 refused with 503, 2 bad requests (400)"), std::string::npos) << ended->out;
 }
 
+// A transformer as PyTorch exports it (tests/fixtures/onnx/encoder.py: two layers, token ids in)
+// served from its ONNX file: ids as JSON numbers in, PyTorch's logits out; an id outside the
+// vocabulary (or not an integer) is a 400 naming the instance and the position, and the server
+// keeps serving.
+TEST(CliServeOnnx, ServesAnImportedEncoderOnTokenIdsAndRefusesIdsOutsideTheVocabulary) {
+    TempDir tmp;
+    const std::string dir = std::string(TRAINBENCH_SOURCE_DIR) + "/tests/fixtures/onnx/";
+    const auto floats = [](const std::string& path) {
+        std::ifstream in(path, std::ios::binary | std::ios::ate);
+        std::vector<float> v(static_cast<size_t>(in.tellg()) / sizeof(float));
+        in.seekg(0);
+        in.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(float)));
+        return v;
+    };
+    const std::vector<float> ids = floats(dir + "encoder.input.bin"), want = floats(dir + "encoder.output.bin");
+    ASSERT_EQ(ids.size(), 32u);
+    ASSERT_EQ(want.size(), 12u);
+    const fs::path ready = tmp.path / "ready";
+    CliProcess serve({"serve", dir + "encoder.onnx", "--db", (tmp.path / "runs.db").string(), "--port", "0", "--ready-file",
+                      ready.string(), "--model-name", "encoder"},
+                     tmp.path);
+    const std::string url = waitReady(serve, ready);
+    ASSERT_FALSE(url.empty()) << serve.currentErr();
+    HttpClient client(portOf(url));
+    ASSERT_TRUE(client.connected());
+    nlohmann::json instances = nlohmann::json::array();
+    for (int e = 0; e < 4; ++e) {
+        nlohmann::json row = nlohmann::json::array();
+        for (int t = 0; t < 8; ++t) row.push_back(static_cast<int>(ids[size_t(e * 8 + t)]));
+        instances.push_back(row);
+    }
+    const auto answer = client.request("POST", "/v1/models/encoder:predict", nlohmann::json{{"instances", instances}}.dump());
+    ASSERT_EQ(answer.status, 200) << answer.body;
+    const auto predictions = nlohmann::json::parse(answer.body)["predictions"];
+    ASSERT_EQ(predictions.size(), 4u);
+    float scale = 0;
+    for (float v : want) scale = std::max(scale, std::fabs(v));
+    for (size_t e = 0; e < 4; ++e)
+        for (size_t k = 0; k < 3; ++k)
+            EXPECT_NEAR(predictions[e][k].get<double>(), want[e * 3 + k], 1e-5 * scale) << "example " << e << " class " << k;
+
+    for (const double bad : {50.0, -51.0, 2.5}) {
+        nlohmann::json wrong = instances;
+        wrong[1][5] = bad;
+        const auto refused = client.request("POST", "/v1/models/encoder:predict", nlohmann::json{{"instances", wrong}}.dump());
+        EXPECT_EQ(refused.status, 400) << refused.body;
+        EXPECT_NE(refused.body.find("instances[1][5]: "), std::string::npos) << refused.body;
+        EXPECT_NE(refused.body.find(" is not a token id of this model (an integer from -50 to 49)"), std::string::npos) << refused.body;
+    }
+    const auto again = client.request("POST", "/v1/models/encoder:predict", nlohmann::json{{"instances", instances}}.dump());
+    EXPECT_EQ(again.status, 200) << "a bad request does not stop the server";
+    serve.signal(SIGTERM);
+    const auto ended = serve.waitFor(std::chrono::seconds(60));
+    ASSERT_TRUE(ended.has_value()) << "serve did not stop within 60 s of SIGTERM";
+    EXPECT_EQ(ended->exitCode, 0) << ended->err;
+}
+
 TEST_F(CliServe, AnInt8ServerAgreesWithFp32OnTheTopClass) {
     const fs::path ready = tmp_->path / "ready-int8";
     CliProcess serve({"serve", "source", "--db", db_, "--port", "0", "--ready-file", ready.string(), "--precision",
