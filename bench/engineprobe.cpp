@@ -36,6 +36,7 @@
 #include "bench/servingbench.h"
 #include "bench/sourcesprobe.h"
 #include "bench/hostmodelbench.h"
+#include "bench/encoderbench.h"
 #include "bench/importedmodelbench.h"
 #include "bench/inferencebench.h"
 #include "bench/kernelfitbench.h"
@@ -399,6 +400,14 @@ int main(int argc, char** argv) {
     imported.cli = TRAINBENCH_CLI_PATH;
 #endif
     im->add_option("--cli", imported.cli, "trainbench-cli to run (default: the one built alongside)");
+    trainbench::bench::EncoderBenchOptions encoder;
+    auto* en = app.add_subcommand("encoder", "a BERT-style encoder exported by PyTorch to ONNX, imported, vs PyTorch on the same ids");
+    en->add_option("-t,--threads", encoder.threads, "threads of both sides (default 2)");
+    en->add_option("-r,--rounds", encoder.rounds, "pairs (default 5)");
+    en->add_option("-b,--batch", encoder.batch, "sequences per call (default 32, at most 256)");
+    en->add_option("--calls", encoder.calls, "timed calls per pass (default 10)");
+    en->add_option("--dir", encoder.dir, "where encoder.onnx and ids.bin are (written by bench/pytorch_encoder.py when missing)");
+    en->add_option("--python", encoder.python, "interpreter with torch (default /usr/bin/python3)");
     trainbench::bench::ServedModelBenchOptions served;
     auto* sm = app.add_subcommand("served-model", "W1/W2 served over loopback vs the in-process call; W2 QPS with and without batching");
     sm->add_option("--workloads", served.workloads, "w1, w2 (default both) for the latency figure")->delimiter(',');
@@ -425,6 +434,7 @@ int main(int argc, char** argv) {
     }
     if (*sm) return trainbench::bench::servedModelBench(served);
     if (*im) return trainbench::bench::importedModelBench(imported);
+    if (*en) return trainbench::bench::encoderBench(encoder);
     if (*sb) return trainbench::bench::servingBatchingBench(serving);
     if (*si) return trainbench::bench::servingIdleBench(serving);
     if (*inf) return trainbench::bench::inferenceBench(inference);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 
 #include "engine/graph/graphpasses.h"
@@ -52,8 +53,43 @@ public:
         stage_.input = held;
         values_[value] = held;
     }
+    // Nodes [begin, end) in order, but for what runs fused: a MatMul by weights takes the bias Add
+    // after it, and the exact GELU after that (Div by sqrt 2, Erf, Add 1, Mul by x, Mul by 0.5, PyTorch's
+    // export of gelu), as oneDNN's bias and eltwise_gelu_erf post-op; a GELU after anything else is one
+    // eltwise_gelu_erf. The reference evaluator runs them node by node.
     void compileNodes(size_t begin, size_t end) {
-        for (size_t i = begin; i < end; ++i) values_[g_.nodes[i].output] = compile(g_.nodes[i]);
+        std::set<size_t> fused;
+        for (size_t i = begin; i < end; ++i) {
+            if (fused.count(i)) continue;
+            const Node& node = g_.nodes[i];
+            if (node.kind == OpKind::MatMul && !values_.count(node.inputs[1])) {
+                MatMulFusion f{i, 0, {}, node.output};
+                if (const std::optional<size_t> add = biasAddAfter(i, end)) {
+                    f.bias = *add;
+                    f.output = g_.nodes[*add].output;
+                    if (std::optional<std::vector<size_t>> gelu = geluOf(f.output, end)) {
+                        f.gelu = *gelu;
+                        f.output = g_.nodes[gelu->back()].output;
+                    }
+                }
+                values_[f.output] = matMul(node, values_.at(node.inputs[0]), batchDims(shapes_.at(f.output)), &f);
+                if (f.bias) fused.insert(f.bias);
+                fused.insert(f.gelu.begin(), f.gelu.end());
+                continue;
+            }
+            if (const std::optional<std::vector<size_t>> gelu = node.kind == OpKind::Div ? geluOf(node.inputs[0], end) : std::nullopt;
+                gelu && gelu->front() == i) {
+                const memory src = plain(values_.at(node.inputs[0]));
+                dnnl::eltwise_forward::primitive_desc pd(
+                    {prop_kind::forward_inference, dnnl::algorithm::eltwise_gelu_erf, src.get_desc(), 0.0f, 0.0f}, eng_);
+                const memory& dst = buffer(pd.dst_desc());
+                step(dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
+                values_[g_.nodes[gelu->back()].output] = dst;
+                fused.insert(gelu->begin(), gelu->end());
+                continue;
+            }
+            values_[node.output] = compile(node);
+        }
     }
     // The stage's output: `value` in layout `wanted`, in a memory the caller points before each run.
     // The last primitive writes it there itself when it writes that value in that layout; otherwise a
@@ -170,7 +206,7 @@ private:
             case OpKind::Mul:
             case OpKind::Sub:
             case OpKind::Div: return binary(node, x);
-            case OpKind::MatMul: return matMul(node, x, out);
+            case OpKind::MatMul: return matMul(node, x, out);  // batched (compileNodes fuses the others)
             case OpKind::LayerNormalization: return layerNorm(node, x, out);
             case OpKind::Reshape: return view(as(x, Tensor::plainDesc(x.get_desc().dims())), Tensor::plainDesc(out));
             case OpKind::Transpose: return transpose(node, x, out);
@@ -287,7 +323,64 @@ private:
 
     // a [n, ..., M, K] times b: an initializer [K, P], as one [rows, K] x [K, P] product; or a value
     // [n, ..., K, P], as a batch of [M, K] x [K, P] products.
-    memory matMul(const Node& node, const memory& x, const Dims& out) {
+    // A MatMul and what runs inside it: the index of its bias Add (0: none) and of the GELU's nodes,
+    // and the value the last of them writes.
+    struct MatMulFusion {
+        size_t matmul = 0, bias = 0;
+        std::vector<size_t> gelu;
+        std::string output;
+    };
+    // The node in [from, end) that is the only reader of `value`, when it is one.
+    std::optional<size_t> onlyReader(const std::string& value, size_t from, size_t end) const {
+        if (graph::useCount(g_, value) != 1 || value == g_.output) return std::nullopt;
+        for (size_t j = from; j < end; ++j)
+            for (const std::string& in : g_.nodes[j].inputs)
+                if (in == value) return j;
+        return std::nullopt;
+    }
+    bool scalarInitializer(const std::string& name, float want) const {
+        const auto it = g_.initializers.find(name);
+        return it != g_.initializers.end() && it->second.values.size() == 1 && std::fabs(it->second.values[0] - want) <= 1e-6f * std::fabs(want);
+    }
+    // The Add of a [P] bias that alone reads MatMul i's output (before `end`).
+    std::optional<size_t> biasAddAfter(size_t i, size_t end) const {
+        const Node& mm = g_.nodes[i];
+        const std::optional<size_t> j = onlyReader(mm.output, i + 1, end);
+        if (!j) return std::nullopt;
+        const Node& add = g_.nodes[*j];
+        if (add.kind != OpKind::Add || add.fused_relu || add.inputs.size() != 2 || add.inputs[0] != mm.output) return std::nullopt;
+        const auto bias = g_.initializers.find(add.inputs[1]);
+        const int64_t units = shapes_.at(mm.output).back();
+        if (bias == g_.initializers.end() || static_cast<int64_t>(bias->second.values.size()) != units ||
+            bias->second.dims.empty() || bias->second.dims.back() != units)
+            return std::nullopt;
+        return j;
+    }
+    // PyTorch's exact GELU of `x`: Div(x, sqrt 2) -> Erf -> Add(1) -> Mul(x, .) -> Mul(0.5), x read by
+    // nothing else; the five nodes' indices.
+    std::optional<std::vector<size_t>> geluOf(const std::string& x, size_t end) const {
+        if (graph::useCount(g_, x) != 2 || x == g_.output) return std::nullopt;
+        size_t div = g_.nodes.size();
+        for (size_t j = 0; j < end; ++j)
+            if (g_.nodes[j].kind == OpKind::Div && g_.nodes[j].inputs.size() == 2 && g_.nodes[j].inputs[0] == x) div = j;
+        if (div == g_.nodes.size() || !scalarInitializer(g_.nodes[div].inputs[1], std::sqrt(2.0f))) return std::nullopt;
+        std::vector<size_t> at{div};
+        const auto next = [&](OpKind kind) -> bool {
+            const std::optional<size_t> j = onlyReader(g_.nodes[at.back()].output, at.back() + 1, end);
+            if (!j || g_.nodes[*j].kind != kind || g_.nodes[*j].fused_relu) return false;
+            at.push_back(*j);
+            return true;
+        };
+        if (!next(OpKind::Erf) || !next(OpKind::Add) || !scalarInitializer(g_.nodes[at.back()].inputs[1], 1.0f)) return std::nullopt;
+        const std::string sum = g_.nodes[at.back()].output;
+        if (!next(OpKind::Mul)) return std::nullopt;
+        const Node& times = g_.nodes[at.back()];
+        if (!((times.inputs[0] == x && times.inputs[1] == sum) || (times.inputs[0] == sum && times.inputs[1] == x))) return std::nullopt;
+        if (!next(OpKind::Mul) || !scalarInitializer(g_.nodes[at.back()].inputs[1], 0.5f)) return std::nullopt;
+        return at;
+    }
+
+    memory matMul(const Node& node, const memory& x, const Dims& out, const MatMulFusion* fusion = nullptr) {
         const memory a = plain(x);
         const Dims ad = a.get_desc().dims();
         const auto b = values_.find(node.inputs[1]);
@@ -302,10 +395,19 @@ private:
         } else {
             weightsMd = anyDesc(g_.initializers.at(node.inputs[1]).dims);
         }
-        dnnl::matmul::primitive_desc pd({src.get_desc(), weightsMd, dst}, inferenceAttr(false), eng_);
+        dnnl::primitive_attr attr = inferenceAttr(false);
+        if (fusion && !fusion->gelu.empty()) {
+            dnnl::post_ops ops;
+            ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
+            attr.set_post_ops(ops);
+        }
+        const bool bias = fusion && fusion->bias;
+        const memory::desc biasMd = bias ? Tensor::plainDesc({1, out.back()}) : memory::desc();
+        dnnl::matmul::primitive_desc pd({src.get_desc(), weightsMd, biasMd, dst}, attr, eng_);
         if (!batched) weightsMem = weights_.get(node.inputs[1], pd.weights_desc());
         const memory& y = buffer(pd.dst_desc());
         std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weightsMem}, {DNNL_ARG_DST, y}};
+        if (bias) args[DNNL_ARG_BIAS] = weights_.get(g_.nodes[fusion->bias].inputs[1], biasMd);
         if (pd.scratchpad_desc().get_size() > 0) args[DNNL_ARG_SCRATCHPAD] = buffer(pd.scratchpad_desc());
         step(dnnl::matmul(pd), std::move(args));
         return view(y, Tensor::plainDesc(out));

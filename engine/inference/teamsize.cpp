@@ -7,6 +7,12 @@ namespace trainbench::engine::inference {
 int64_t macsPerExample(const graph::Graph& g, const std::map<std::string, graph::Dims>& shapes) {
     int64_t macs = 0;
     for (const graph::Node& node : g.nodes) {
+        if (node.kind == graph::OpKind::MatMul) {  // [.., M, K] x [K, P] or a batch of them: K per output
+            int64_t outputs = 1;
+            for (int64_t d : shapes.at(node.output)) outputs *= d;
+            macs += outputs * shapes.at(node.inputs[0]).back();
+            continue;
+        }
         if (node.kind != graph::OpKind::Conv && node.kind != graph::OpKind::Gemm) continue;
         const graph::Dims& w = g.initializers.at(node.inputs[1]).dims;
         int64_t perOutput = 1, outputs = 1;

@@ -139,6 +139,44 @@ TEST(OnnxTransformer, BertBaseStrippedToShapesIsEstimatedWithItsParametersAndFlo
         EXPECT_TRUE(kinds.count(k)) << k;
 }
 
+// PyTorch's exact GELU as it exports it (Div by sqrt 2, Erf, Add 1, Mul by x, Mul by 0.5): CompiledGraph
+// runs it as one eltwise_gelu_erf when nothing else reads its parts (after a MatMul and its bias it
+// is the matmul's post-op: the encoder fixture), node by node otherwise; the values are GELU's.
+TEST(OnnxTransformer, AGeluPatternRunsAsGeluFusedOrNot) {
+    graph::Graph g;
+    g.input = "x";
+    g.sample_shape = {4};
+    g.classes = 4;
+    g.initializers["sqrt2"] = {{}, {1.41421356f}};
+    g.initializers["one"] = {{}, {1.0f}};
+    g.initializers["half"] = {{}, {0.5f}};
+    const auto node = [](const char* name, graph::OpKind kind, std::vector<std::string> inputs) {
+        graph::Node n;
+        n.name = name;
+        n.kind = kind;
+        n.inputs = std::move(inputs);
+        n.output = name;
+        return n;
+    };
+    g.nodes = {node("d", graph::OpKind::Div, {"x", "sqrt2"}), node("e", graph::OpKind::Erf, {"d"}),
+               node("a", graph::OpKind::Add, {"e", "one"}), node("m", graph::OpKind::Mul, {"x", "a"}),
+               node("y", graph::OpKind::Mul, {"m", "half"})};
+    g.output = "y";
+    const std::vector<float> x{1.0f, -1.0f, 0.0f, 2.5f};
+    const std::vector<float> gelu{0.8413447f, -0.1586553f, 0.0f, 2.4844758f};  // x * Phi(x)
+    CpuDevice dev(1);
+    std::vector<float> fused(4);
+    inference::CompiledGraph(g, dev).run(x.data(), 1, fused.data());
+    for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(fused[i], gelu[i], 2e-6f) << i;
+    // Another reader of x * (erf + 1): no fusion, the same values.
+    g.nodes.push_back(node("z", graph::OpKind::Add, {"m", "y"}));
+    g.output = "z";
+    std::vector<float> unfused(4);
+    inference::CompiledGraph(g, dev).run(x.data(), 1, unfused.data());
+    for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(unfused[i], 3.0f * gelu[i], 6e-6f) << i;
+    EXPECT_EQ(graph::evaluateReference(g, x.data(), 1).size(), 4u);
+}
+
 TEST(OnnxTransformer, ExportWritesOpsetSeventeenAndIntegerIdsAndReadsBackTheSame) {
     const graph::Graph g = onnx::readOnnx(kFixtures + "encoder.onnx");
     const ::onnx::ModelProto m = onnx::parseModel(onnx::exportOnnx(g, {"test"}), "memory");
