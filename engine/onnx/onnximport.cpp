@@ -319,6 +319,34 @@ void samePads(graph::Node& node, NodeFixups::SamePad mode, const std::map<std::s
     node.pad_right = right == top ? -1 : right;
 }
 
+// ceil_mode 1: ceil((size + pads - kernel) / stride) + 1 windows, less one when the last would start
+// in the end's padding (ONNX's and PyTorch's rule); the cells past the input and its pads become more
+// padding at the bottom and right. A max never takes them; an average must not count them, which is
+// count_include_pad 0 — or 1 with no pads of its own, where only these cells are padding (PyTorch's
+// divisor then counts the cells inside the input, as 0 does).
+void ceilPads(graph::Node& node, const std::map<std::string, graph::Dims>& shapes, const std::string& where) {
+    const auto x = shapes.find(node.inputs.empty() ? std::string() : node.inputs[0]);
+    if (x == shapes.end() || x->second.size() != 3) throw OnnxError(where + ": ceil_mode needs a [channels, height, width] input before it");
+    const auto extra = [&](int64_t size, int64_t kernel, int64_t stride, int64_t before, int64_t after) -> int64_t {
+        if (kernel <= 0 || stride <= 0 || size + before + after < kernel) return 0;  // the shape check says what is wrong
+        int64_t out = (size + before + after - kernel + stride - 1) / stride + 1;
+        if ((out - 1) * stride >= size + before) --out;
+        return std::max<int64_t>(0, (out - 1) * stride + kernel - (size + before + after));
+    };
+    const int64_t bottom = extra(x->second[1], node.kernel, node.stride, node.pad, node.padBottom());
+    const int64_t right = extra(x->second[2], node.kernelW(), node.strideW(), node.padLeft(), node.padRight());
+    if (bottom == 0 && right == 0) return;
+    if (node.kind == graph::OpKind::AveragePool && node.count_include_pad) {
+        if (node.pad != 0 || node.padLeft() != 0 || node.padBottom() != 0 || node.padRight() != 0)
+            throw OnnxError(where + ": ceil_mode 1 with count_include_pad 1 and pads of its own is not supported");
+        node.count_include_pad = false;
+    }
+    const int64_t left = node.padLeft(), newBottom = node.padBottom() + bottom, newRight = node.padRight() + right;
+    node.pad_left = left == node.pad ? -1 : left;
+    node.pad_bottom = newBottom == node.pad ? -1 : newBottom;
+    node.pad_right = newRight == node.pad ? -1 : newRight;
+}
+
 // A Gather, Reshape, Unsqueeze, Squeeze or Concat of values (after the ShapeFolder found it is not
 // shape arithmetic): an embedding lookup, slices at constant indices, a reshape to a shape known here,
 // a join along an axis.
@@ -602,6 +630,7 @@ graph::Graph importModelReleasing(const ::onnx::ModelProto& m, ::onnx::ModelProt
             transposeGemmWeight(g, node, r == readers.end() ? 1 : r->second, origin);
         }
         if (fixups.same_pad != NodeFixups::SamePad::None) samePads(node, fixups.same_pad, shapes, where);
+        if (fixups.ceil_mode) ceilPads(node, shapes, where);
         const std::string nodeWhere = "node '" + node.name + "' (" + graph::opKindName(node.kind) + ")";
         if (fixups.last_axis) {
             // Softmax and LayerNormalization: over the last axis of the whole tensor only.

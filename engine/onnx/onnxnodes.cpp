@@ -53,6 +53,12 @@ void requireInt(const ::onnx::NodeProto& n, const char* name, int64_t want, cons
                         std::to_string(want) + ")");
 }
 
+bool ceilMode(const ::onnx::NodeProto& n, const std::string& where) {
+    const int64_t ceil = intAttribute(n, "ceil_mode", 0, where);
+    if (ceil != 0 && ceil != 1) throw OnnxError(where + ": attribute 'ceil_mode' = " + std::to_string(ceil) + " is not 0 or 1");
+    return ceil == 1;
+}
+
 void windowAttributes(const ::onnx::NodeProto& n, graph::Node& node, NodeFixups& fixups, const std::string& where) {
     const ::onnx::AttributeProto* autoPad = findAttribute(n, "auto_pad");
     if (autoPad && autoPad->s() != "NOTSET" && autoPad->s() != "VALID" && autoPad->s() != "SAME_UPPER" &&
@@ -93,7 +99,7 @@ void windowAttributes(const ::onnx::NodeProto& n, graph::Node& node, NodeFixups&
 }  // namespace
 
 std::string supportedOpList() {
-    return "Add, AveragePool (ceil_mode 0), BatchNormalization, Cast, Clip, Concat, Constant (a tensor), Conv (any group), "
+    return "Add, AveragePool, BatchNormalization, Cast, Clip, Concat, Constant (a tensor), Conv (any group), "
            "Div, Dropout (inference: none), Erf, Flatten (axis 1), Gather, Gemm (transA 0, alpha and beta 1), "
            "GlobalAveragePool, Identity, LayerNormalization (last axis), MatMul, MaxPool, Mul, Pad (zeros), Relu, Reshape, "
            "Shape, Sigmoid, Slice (of shapes), Softmax (last axis), Squeeze, Sub, Tanh, Transpose (batch first), Unsqueeze";
@@ -165,7 +171,7 @@ graph::Node importNode(const ::onnx::NodeProto& n, int64_t opset, const std::str
             break;
         case graph::OpKind::MaxPool:
             requireNone(n, {"kernel_shape", "strides", "pads", "dilations", "ceil_mode", "storage_order", "auto_pad"}, where);
-            requireInt(n, "ceil_mode", 0, where);
+            fixups.ceil_mode = ceilMode(n, where);
             requireInt(n, "storage_order", 0, where);
             windowAttributes(n, node, fixups, where);
             break;
@@ -209,7 +215,7 @@ graph::Node importNode(const ::onnx::NodeProto& n, int64_t opset, const std::str
             break;
         case graph::OpKind::AveragePool: {
             requireNone(n, {"kernel_shape", "strides", "pads", "dilations", "ceil_mode", "count_include_pad", "auto_pad"}, where);
-            requireInt(n, "ceil_mode", 0, where);
+            fixups.ceil_mode = ceilMode(n, where);
             const int64_t include = intAttribute(n, "count_include_pad", 0, where);
             if (include != 0 && include != 1)
                 throw OnnxError(where + ": attribute 'count_include_pad' = " + std::to_string(include) + " is not 0 or 1");

@@ -27,6 +27,9 @@ struct NodeFixups {
     // A window with auto_pad SAME_UPPER or SAME_LOWER: pads that keep ceil(input / stride) outputs,
     // the odd one at the end (UPPER) or the start (LOWER); the importer computes them from the input.
     enum class SamePad { None, Upper, Lower } same_pad = SamePad::None;
+    // A pooling with ceil_mode 1: the last window may hang over the end, as empty cells (never the
+    // max, never counted in an average); the importer adds them as padding from the input's size.
+    bool ceil_mode = false;
 };
 
 // A node of the Graph IR's op types with the attributes the IR can hold; `opset` is the model's

@@ -98,7 +98,7 @@ TEST_P(OnnxFixture, ExportThenImportIsTheSameGraphAndTheSamePredictions) {
 }
 
 INSTANTIATE_TEST_SUITE_P(PyTorch, OnnxFixture, ::testing::Values("mobilenet_block", "mobilenet_block_op10", "grouped_conv", "ops_mix", "windows",
-                                                               "encoder"));
+                                                               "encoder", "ceil_pools"));
 
 TEST(OnnxFixtures, TheMobileNetBlockImportsAsDepthwiseConvolutionsAndReluSixes) {
     for (const char* name : {"mobilenet_block", "mobilenet_block_op10"}) {
@@ -180,6 +180,20 @@ TEST(OnnxFixtures, RectangularDilatedAndAsymmetricWindowsImportAsTheyAre) {
     const OpGraph ops = inferenceOpGraph(f.graph, 1);
     ASSERT_FALSE(ops.ops.empty());
     EXPECT_NE(ops.ops[0].cost.shape.find("weights 4x2x3x1"), std::string::npos) << ops.ops[0].cost.shape;
+}
+
+// ceil_mode 1: the windows that hang over the input's end become padding at the bottom and right,
+// never the max and never counted in the average (PyTorch's outputs say so: OnnxFixture above).
+TEST(OnnxFixtures, CeilModeWindowsBecomePaddingAtTheEnd) {
+    const OnnxFixtureFiles f = loadOnnxFixture("ceil_pools");
+    std::vector<std::string> windows;
+    for (const graph::Node& n : f.graph.nodes)
+        if (n.kind == graph::OpKind::MaxPool || n.kind == graph::OpKind::AveragePool) {
+            windows.push_back(n.windowText());
+            EXPECT_FALSE(n.count_include_pad) << n.name;
+        }
+    EXPECT_EQ(windows, (std::vector<std::string>{"3x3 kernel, stride 2x2, pads 1,1,2,2 (top, left, bottom, right)",
+                                                 "4x4 kernel, stride 3x3, pads 0,0,1,1 (top, left, bottom, right)"}));
 }
 
 TEST(OnnxFixtures, Int8RefusesDepthwiseConvolutionsAndClipNamingTheNode) {
