@@ -92,7 +92,7 @@ std::optional<graph::Initializer> constantTensor(const ::onnx::NodeProto& n, con
     if (n.output_size() != 1 || n.attribute_size() != 1) throw OnnxError(where + ": a Constant needs one output and one attribute");
     const ::onnx::AttributeProto& a = n.attribute(0);
     if (a.name() == "value" && a.type() == ::onnx::AttributeProto::TENSOR) {
-
+        if (isInteger(a.t())) return std::nullopt;  // read with readIntTensor, for the ShapeFolder
         return importInitializer(a.t(), where);
     }
     if (a.name() == "value_float" && a.type() == ::onnx::AttributeProto::FLOAT) return graph::Initializer{{}, {a.f()}};
