@@ -21,6 +21,7 @@
 #include "engine/device/cpudevice.h"
 #include "engine/graph/graphpasses.h"
 #include "engine/inference/compiledgraph.h"
+#include "engine/model/layerstack.h"
 #include "engine/train/traininput.h"
 #include "profiler/store/runattributes.h"
 #include "profiler/store/runwriter.h"
@@ -82,11 +83,12 @@ Prepared prepare(const PredictRequest& r, int shards, int shard) {
     engine::PredictionInput input =
         engine::openPredictionInput(x.data, r.split, r.batch_size, graph.classes, r.log, shards, shard);
     const engine::graph::Dims shape{input.channels, input.height, input.width};
-    if (shape != graph.sample_shape)
-        throw std::invalid_argument(input.description + ": examples are " + std::to_string(input.channels) + "x" +
-                                    std::to_string(input.height) + "x" + std::to_string(input.width) + ", " +
-                                    m.description + " takes " + std::to_string(graph.sample_shape[0]) + "x" +
-                                    std::to_string(graph.sample_shape[1]) + "x" + std::to_string(graph.sample_shape[2]));
+    // A CSV row (1x1xF) is a vector of F values: what a model of [F] features or F token ids takes.
+    const bool row = graph.sample_shape.size() == 1 && input.channels == 1 && input.height == 1 &&
+                     input.width == graph.sample_shape[0];
+    if (shape != graph.sample_shape && !row)
+        throw std::invalid_argument(input.description + ": examples are " + engine::dimsText(shape) + ", " + m.description +
+                                    " takes " + engine::dimsText(graph.sample_shape));
     return {std::move(m), std::move(x), std::move(graph), std::move(input)};
 }
 

@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -290,6 +293,62 @@ TEST(CliOnnxModel, BertBaseStrippedToShapesEstimatesOnEverySliceAndOnA100s) {
             EXPECT_TRUE(r["fits"].get<bool>());
             EXPECT_NEAR(r["weight_bytes"].get<double>(), 109187330 * 4.0, 1e6);
         }
+}
+
+// `predict` with the imported encoder over a CSV of token ids (one row of 8 ids and a label per
+// example): the probabilities are the softmax of PyTorch's logits for the same ids; a row of 7 ids
+// is refused naming both shapes.
+TEST(CliOnnxModel, PredictRunsAnImportedEncoderOverCsvTokenIds) {
+    TempDir tmp;
+    const std::string dir = std::string(TRAINBENCH_SOURCE_DIR) + "/tests/fixtures/onnx/";
+    const auto floats = [](const std::string& path) {
+        std::ifstream in(path, std::ios::binary | std::ios::ate);
+        std::vector<float> v(static_cast<size_t>(in.tellg()) / sizeof(float));
+        in.seekg(0);
+        in.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(float)));
+        return v;
+    };
+    const std::vector<float> ids = floats(dir + "encoder.input.bin"), logits = floats(dir + "encoder.output.bin");
+    ASSERT_EQ(ids.size(), 32u);
+    const auto writeCsv = [&](const std::string& name, int perRow) {
+        std::ofstream out(tmp.path / name);
+        for (int e = 0; e < 4; ++e) {
+            for (int t = 0; t < perRow; ++t) out << static_cast<int>(ids[size_t(e * 8 + t)]) << ",";
+            out << e % 3 << "\n";
+        }
+    };
+    writeCsv("ids.csv", 8);
+    const std::string db = (tmp.path / "runs.db").string();
+    const auto r = runCli({"predict", dir + "encoder.onnx", "-o", (tmp.path / "p.csv").string(), "--db", db, "--set",
+                           "data.dataset=csv", "--set", "data.test_files=" + (tmp.path / "ids.csv").string(), "--set",
+                           "data.train_files=" + (tmp.path / "ids.csv").string()},
+                          tmp.path);
+    ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
+    std::ifstream csv(tmp.path / "p.csv");
+    std::string line;
+    std::getline(csv, line);
+    EXPECT_EQ(line, "index,prediction,score,label,p_0,p_1,p_2");
+    for (size_t e = 0; e < 4; ++e) {
+        ASSERT_TRUE(std::getline(csv, line)) << "example " << e;
+        std::vector<double> cells;
+        std::stringstream row(line);
+        for (std::string cell; std::getline(row, cell, ',');) cells.push_back(std::stod(cell));
+        ASSERT_EQ(cells.size(), 7u) << line;
+        double top = -1e30, sum = 0;
+        for (size_t k = 0; k < 3; ++k) top = std::max(top, double(logits[e * 3 + k]));
+        for (size_t k = 0; k < 3; ++k) sum += std::exp(double(logits[e * 3 + k]) - top);
+        for (size_t k = 0; k < 3; ++k)
+            EXPECT_NEAR(cells[4 + k], std::exp(double(logits[e * 3 + k]) - top) / sum, 1e-5) << "example " << e << " class " << k;
+        EXPECT_EQ(cells[3], double(e % 3)) << "the label column";
+    }
+    writeCsv("short.csv", 7);
+    const auto wrong = runCli({"predict", dir + "encoder.onnx", "-o", (tmp.path / "q.csv").string(), "--db", db, "--set",
+                               "data.dataset=csv", "--set", "data.test_files=" + (tmp.path / "short.csv").string(), "--set",
+                               "data.train_files=" + (tmp.path / "short.csv").string()},
+                              tmp.path);
+    EXPECT_NE(wrong.exitCode, 0);
+    EXPECT_NE(wrong.err.find(": examples are 1x1x7, ONNX file " + dir + "encoder.onnx"), std::string::npos) << wrong.err;
+    EXPECT_NE(wrong.err.find(" takes 8"), std::string::npos) << wrong.err;
 }
 
 // A model stripped to shapes cannot be served or run: the error says why.
