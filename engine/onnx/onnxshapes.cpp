@@ -169,7 +169,15 @@ bool ShapeFolder::fold(const ::onnx::NodeProto& n, const std::string& where) {
         for (size_t i = 0; i < count; ++i) {
             const int64_t x = a.values[a.values.size() == 1 ? 0 : i], y = b.values[b.values.size() == 1 ? 0 : i];
             if (op == "Div" && y == 0) throw OnnxError(where + ": divides by 0");
-            out.values.push_back(op == "Add" ? x + y : op == "Sub" ? x - y : op == "Mul" ? x * y : x / y);
+            // x is never INT64_MIN (readIntTensor keeps that for the batch), so x / y cannot overflow.
+            int64_t v = op == "Div" ? x / y : 0;
+            const bool overflow = op == "Add"   ? __builtin_add_overflow(x, y, &v)
+                                  : op == "Sub" ? __builtin_sub_overflow(x, y, &v)
+                                  : op == "Mul" ? __builtin_mul_overflow(x, y, &v)
+                                                : false;
+            if (overflow || v == kBatchSymbol)
+                throw OnnxError(where + ": " + std::to_string(x) + " " + op + " " + std::to_string(y) + " overflows 64 bits");
+            out.values.push_back(v);
         }
         out.scalar = a.scalar && b.scalar;
     } else {

@@ -277,6 +277,49 @@ TEST(OnnxImport, CeilModeWithAnAverageCountingItsOwnPadsIsRefused) {
     EXPECT_NE(e.find("(AveragePool): ceil_mode 1 with count_include_pad 1 and pads of its own is not supported"), std::string::npos) << e;
 }
 
+// Shape arithmetic on hostile integers: a product past 64 bits is an error naming the node, not
+// undefined behaviour; computing with the batch is refused saying so.
+TEST(OnnxImport, ShapeArithmeticThatOverflowsOrComputesWithTheBatchIsRefused) {
+    const auto withArithmetic = [](const char* op, const std::function<void(::onnx::GraphProto&)>& operands) {
+        ::onnx::ModelProto m = foreignModel();
+        ::onnx::GraphProto& g = *m.mutable_graph();
+        operands(g);
+        ::onnx::NodeProto* n = g.add_node();
+        n->set_name("arith");
+        n->set_op_type(op);
+        n->add_input("a");
+        n->add_input("b");
+        n->add_output("c");
+        return importError(bytesOf(m));
+    };
+    const auto constant = [](::onnx::GraphProto& g, const char* name, int64_t value) {
+        ::onnx::NodeProto* c = g.add_node();
+        c->set_name(std::string(name) + "_const");
+        c->set_op_type("Constant");
+        c->add_output(name);
+        ::onnx::AttributeProto* a = c->add_attribute();
+        a->set_name("value");
+        a->set_type(::onnx::AttributeProto::TENSOR);
+        a->mutable_t()->set_data_type(::onnx::TensorProto::INT64);
+        a->mutable_t()->add_dims(1);
+        a->mutable_t()->add_int64_data(value);
+    };
+    std::string e = withArithmetic("Mul", [&](::onnx::GraphProto& g) {
+        constant(g, "a", int64_t{1} << 40);
+        constant(g, "b", int64_t{1} << 40);
+    });
+    EXPECT_NE(e.find("node 'arith' (Mul): 1099511627776 Mul 1099511627776 overflows 64 bits"), std::string::npos) << e;
+    e = withArithmetic("Mul", [&](::onnx::GraphProto& g) {
+        ::onnx::NodeProto* shape = g.add_node();
+        shape->set_name("shape_of_x");
+        shape->set_op_type("Shape");
+        shape->add_input("x");
+        shape->add_output("a");
+        constant(g, "b", 2);
+    });
+    EXPECT_NE(e.find("node 'arith' (Mul): computes with the batch dimension ([N, 4], [2])"), std::string::npos) << e;
+}
+
 TEST(OnnxImport, AnOpOutsideTheIrIsRefusedNamingNodeOpOpsetAndTheSupportedList) {
     ::onnx::ModelProto m = foreignModel();
     m.mutable_graph()->mutable_node(1)->set_op_type("InstanceNormalization");
