@@ -301,14 +301,8 @@ TEST(CliOnnxModel, BertBaseStrippedToShapesEstimatesOnEverySliceAndOnA100s) {
 TEST(CliOnnxModel, PredictRunsAnImportedEncoderOverCsvTokenIds) {
     TempDir tmp;
     const std::string dir = std::string(TRAINBENCH_SOURCE_DIR) + "/tests/fixtures/onnx/";
-    const auto floats = [](const std::string& path) {
-        std::ifstream in(path, std::ios::binary | std::ios::ate);
-        std::vector<float> v(static_cast<size_t>(in.tellg()) / sizeof(float));
-        in.seekg(0);
-        in.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(float)));
-        return v;
-    };
-    const std::vector<float> ids = floats(dir + "encoder.input.bin"), logits = floats(dir + "encoder.output.bin");
+    const std::vector<float> ids = trainbench::testing::readFloats(dir + "encoder.input.bin");
+    const std::vector<float> logits = trainbench::testing::readFloats(dir + "encoder.output.bin");
     ASSERT_EQ(ids.size(), 32u);
     const auto writeCsv = [&](const std::string& name, int perRow) {
         std::ofstream out(tmp.path / name);

@@ -180,14 +180,8 @@ TEST_F(CliServe, ServesTheModelsOwnAnswersRefusesBadRequestsAndStopsOnSigterm) {
 TEST(CliServeOnnx, ServesAnImportedEncoderOnTokenIdsAndRefusesIdsOutsideTheVocabulary) {
     TempDir tmp;
     const std::string dir = std::string(TRAINBENCH_SOURCE_DIR) + "/tests/fixtures/onnx/";
-    const auto floats = [](const std::string& path) {
-        std::ifstream in(path, std::ios::binary | std::ios::ate);
-        std::vector<float> v(static_cast<size_t>(in.tellg()) / sizeof(float));
-        in.seekg(0);
-        in.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(float)));
-        return v;
-    };
-    const std::vector<float> ids = floats(dir + "encoder.input.bin"), want = floats(dir + "encoder.output.bin");
+    const std::vector<float> ids = trainbench::testing::readFloats(dir + "encoder.input.bin");
+    const std::vector<float> want = trainbench::testing::readFloats(dir + "encoder.output.bin");
     ASSERT_EQ(ids.size(), 32u);
     ASSERT_EQ(want.size(), 12u);
     const fs::path ready = tmp.path / "ready";

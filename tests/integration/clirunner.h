@@ -119,6 +119,15 @@ private:
     rusage usage_{};
 };
 
+// A fixture's float32 little-endian values (what the tests/fixtures make.py scripts write with numpy).
+inline std::vector<float> readFloats(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    std::vector<float> v(in ? static_cast<size_t>(in.tellg()) / sizeof(float) : 0);
+    in.seekg(0);
+    in.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(float)));
+    return v;
+}
+
 inline CliResult runCli(std::vector<std::string> args, const std::filesystem::path& dir) {
     return CliProcess(std::move(args), dir).wait();
 }
