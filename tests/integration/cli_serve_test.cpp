@@ -208,7 +208,7 @@ TEST(CliServeOnnx, ServesAnImportedEncoderOnTokenIdsAndRefusesIdsOutsideTheVocab
         for (size_t k = 0; k < 3; ++k)
             EXPECT_NEAR(predictions[e][k].get<double>(), want[e * 3 + k], 1e-5 * scale) << "example " << e << " class " << k;
 
-    for (const double bad : {50.0, -51.0, 2.5}) {
+    for (const double bad : {50.0, -51.0, 2.5, 1e30, -0.5}) {
         nlohmann::json wrong = instances;
         wrong[1][5] = bad;
         const auto refused = client.request("POST", "/v1/models/encoder:predict", nlohmann::json{{"instances", wrong}}.dump());
