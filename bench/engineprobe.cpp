@@ -8,6 +8,8 @@
 //  * `mirrored`: the mirrored strategy against one device (strategybench.cpp).
 //  * `allreduce`: raw Gloo all-reduce vs GlooCollective::allReduceSum between local processes
 //    (allreducebench.cpp).
+//  * `allreduce-mpi`: raw MPI_Allreduce vs MpiCollective vs GlooCollective under mpirun
+//    (mpiallreducebench.cpp).
 //  * `step-loop`, `instrumentation-cost`: what the profiler's instrumentation costs W1's training
 //    loop, compiled out vs always-on vs tracing every step, in child processes (steploop.cpp,
 //    instrumentationcost.cpp); `classify`: reclassifying a stored 10,000-step run (classifybench.cpp).
@@ -28,6 +30,7 @@
 #include <vector>
 
 #include "bench/allreducebench.h"
+#include "bench/mpiallreducebench.h"
 #include "bench/benchutil.h"
 #include "bench/classifybench.h"
 #include "bench/inputbench.h"
@@ -299,6 +302,12 @@ int main(int argc, char** argv) {
     arw->add_option("--size", ranks)->required();
     arw->add_option("--store", store)->required();
     arw->add_option("-s,--seconds", allreduceSeconds);
+    auto* arm = app.add_subcommand("allreduce-mpi", "raw MPI_Allreduce vs MpiCollective vs GlooCollective, local processes under mpirun");
+    arm->add_option("-n,--ranks", ranks, "processes (default 2)");
+    arm->add_option("-s,--seconds", allreduceSeconds, "about how long each size runs (default 2)");
+    auto* armw = app.add_subcommand("allreduce-mpi-worker", "one rank of `allreduce-mpi` (started by mpirun)");
+    armw->group("");
+    armw->add_option("-s,--seconds", allreduceSeconds);
     trainbench::bench::ScalingOptions scaling;
 #ifdef TRAINBENCH_CLI_PATH
     scaling.cli = TRAINBENCH_CLI_PATH;
@@ -308,7 +317,7 @@ int main(int argc, char** argv) {
     auto* sc = app.add_subcommand("scaling", "scaling sweep: sync (multi_worker) vs async (parameter_server)");
     sc->add_option("--workload", workload, "w1, w2 or both")->check(CLI::IsMember({"w1", "w2", "both"}));
     sc->add_option("--workers", scaling.workers, "worker counts (default 1,2,4)")->delimiter(',');
-    sc->add_option("--modes", scaling.modes, "single, sync, async (default sync,async)")->delimiter(',');
+    sc->add_option("--modes", scaling.modes, "single, sync, async, sync-mpi, mirrored (default sync,async)")->delimiter(',');
     sc->add_option("--db", scaling.db, "run store the runs are recorded in (default scaling.db)");
     sc->add_option("--max-epochs", scaling.maxEpochs, "epoch cap of a run that does not reach the target (default 10)");
     sc->add_option("--servers", scaling.servers, "async: parameter servers (default 1)");
@@ -454,6 +463,8 @@ int main(int argc, char** argv) {
     }
     if (*ar) return trainbench::bench::allreduceBench(ranks, allreduceSeconds);
     if (*arw) return trainbench::bench::allreduceWorker(rank, ranks, store, allreduceSeconds);
+    if (*arm) return trainbench::bench::mpiAllreduceBench(ranks, allreduceSeconds);
+    if (*armw) return trainbench::bench::mpiAllreduceWorker(allreduceSeconds);
     if (*mir) return trainbench::bench::mirroredScaling(preset, replicas, rounds, steps, batch);
     if (*svp) return stepVsPrimitives(threads, rounds, steps, block, unfused);
     if (*csv) return csvParseBench(dir, csvRounds);

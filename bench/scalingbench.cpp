@@ -156,13 +156,13 @@ std::vector<PointResults> planPoints(const Workload& w, const ScalingOptions& o,
     std::vector<PointResults> points;
     auto add = [&](Mode mode, int n) {
         SweepPoint p{&w, mode, n, o.threads, mode == Mode::Async ? o.servers : 0, w.batch};
-        if (mode == Mode::Sync || (mode == Mode::Async && !o.asyncFullBatch))
+        if (mode == Mode::Sync || mode == Mode::SyncMpi || mode == Mode::Mirrored || (mode == Mode::Async && !o.asyncFullBatch))
             p.workerBatch = std::max<int64_t>(1, w.batch / n);
         points.push_back({p, {}});
     };
     if (has(Mode::Single)) add(Mode::Single, 1);
     for (int n : o.workers)
-        for (Mode m : {Mode::Sync, Mode::Async})
+        for (Mode m : {Mode::Mirrored, Mode::Sync, Mode::SyncMpi, Mode::Async})
             if (has(m)) add(m, n);
     return points;
 }
@@ -170,7 +170,7 @@ std::vector<PointResults> planPoints(const Workload& w, const ScalingOptions& o,
 std::optional<std::string> checkOptions(const ScalingOptions& o, std::vector<Mode>& modes) {
     for (const auto& m : o.modes) {
         const auto mode = parseMode(m);
-        if (!mode) return "--modes: unknown mode '" + m + "' (single, sync, async)";
+        if (!mode) return "--modes: unknown mode '" + m + "' (single, sync, async, sync-mpi, mirrored)";
         if (std::find(modes.begin(), modes.end(), *mode) == modes.end()) modes.push_back(*mode);
     }
     for (int n : o.workers)

@@ -15,12 +15,14 @@ const char* modeName(Mode mode) {
         case Mode::Single: return "single";
         case Mode::Sync: return "sync";
         case Mode::Async: return "async";
+        case Mode::SyncMpi: return "sync-mpi";
+        case Mode::Mirrored: return "mirrored";
     }
     return "?";
 }
 
 std::optional<Mode> parseMode(const std::string& text) {
-    for (Mode m : {Mode::Single, Mode::Sync, Mode::Async})
+    for (Mode m : {Mode::Single, Mode::Sync, Mode::Async, Mode::SyncMpi, Mode::Mirrored})
         if (text == modeName(m)) return m;
     return std::nullopt;
 }
@@ -30,7 +32,7 @@ std::string SweepPoint::runName(bool quick) const {
 }
 
 std::string SweepPoint::batchLabel() const {
-    if (mode != Mode::Sync) return std::to_string(workerBatch);
+    if (mode == Mode::Single || mode == Mode::Async) return std::to_string(workerBatch);
     const bool even = workload->batch % workers == 0;
     return std::to_string(workers) + "x" + (even ? "" : "~") + std::to_string(workerBatch);
 }
@@ -44,9 +46,13 @@ std::vector<std::string> runOverrides(const SweepPoint& p, const RunBudget& budg
                                    "train.batch_size=" + std::to_string(p.workload->batch)});
             break;
         case Mode::Sync:  // the workload's batch is the global batch: each worker takes batch / N
-            set.insert(set.end(), {"strategy.type=multi_worker", "strategy.replicas=" + workers,
-                                   "strategy.threads_per_replica=" + threads, "strategy.batch_scope=global",
-                                   "train.batch_size=" + std::to_string(p.workload->batch)});
+        case Mode::SyncMpi:
+        case Mode::Mirrored:
+            set.insert(set.end(), {p.mode == Mode::Mirrored ? "strategy.type=mirrored" : "strategy.type=multi_worker",
+                                   "strategy.replicas=" + workers, "strategy.threads_per_replica=" + threads,
+                                   "strategy.batch_scope=global", "train.batch_size=" + std::to_string(p.workload->batch)});
+            if (p.mode == Mode::SyncMpi) set.emplace_back("strategy.collective=mpi");
+            if (p.mode == Mode::Mirrored) set.emplace_back("train.threads=" + std::to_string(p.threads * p.workers));
             break;
         case Mode::Async:  // no global batch: every worker step is an update on its own batch
             set.insert(set.end(), {"strategy.type=parameter_server", "strategy.replicas=" + workers,

@@ -23,6 +23,8 @@ enum class Mode {
     Single,  // strategy single: one process, `threads` threads — the 1-device baseline
     Sync,    // strategy multi_worker: N processes, Gloo ring all-reduce, one update per global batch
     Async,   // strategy parameter_server: N workers, K parameter servers, an update per worker step
+    SyncMpi,   // strategy multi_worker with strategy.collective mpi: N processes under mpirun, Open MPI all-reduce
+    Mirrored,  // strategy mirrored: N replicas as threads of one process, shared-memory all-reduce
 };
 
 const char* modeName(Mode mode);

@@ -16,6 +16,7 @@ packages=(
   libonnx-dev            # ONNX export/import (engine/onnx): onnx-ml.proto's classes
   libpng-dev libjpeg62-turbo-dev     # image-folder sources (PNG, JPEG)
   libgloo-dev            # multi_worker collectives (Gloo, TCP transport)
+  libopenmpi-dev openmpi-bin  # strategy.collective "mpi": Open MPI (shared memory on one host) and mpirun
   libboost-dev           # Boost.Asio (header-only): the multi_worker rendezvous store
   clang libclang-rt-14-dev           # libFuzzer targets for the record, IDX and CSV parsers
   dataset-fashion-mnist  # the default data: /usr/share/datasets/fashion-mnist

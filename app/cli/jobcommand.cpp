@@ -15,6 +15,7 @@
 #include "app/cli/stopsignals.h"
 #include "app/experiment/experiment.h"
 #include "app/job/jobsupervisor.h"
+#include "app/job/mpiruntaskhost.h"
 #include "app/job/processtaskhost.h"
 #include "app/run/exitcodes.h"
 #include "engine/rendezvous/rendezvousserver.h"
@@ -52,6 +53,26 @@ app::TaskCommand taskCommand(const RunArgs& args, const std::vector<std::string>
     if (!args.trace.empty() && (strategy == engine::StrategyKind::MultiWorker || start.task.type == "chief")) {
         c.argv.insert(c.argv.end(), {"--trace", args.trace, "--trace-steps", args.traceSteps});
     }
+    return c;
+}
+
+// strategy.collective "mpi": the command every rank runs under mpirun. No TF_CONFIG and no token: a
+// rank's place is its MPI rank and its peers are the ones mpirun started. This executable by its
+// path (mpirun would read /proc/self/exe as its own).
+app::TaskCommand mpiRankCommand(const RunArgs& args, const std::vector<std::string>& overrides, const app::TaskStart& start) {
+    app::TaskCommand c;
+    c.program = std::filesystem::read_symlink("/proc/self/exe").string();
+    for (char** e = environ; *e; ++e)
+        if (std::strncmp(*e, "TF_CONFIG=", 10) != 0 && std::strncmp(*e, "TRAINBENCH_JOB_", 15) != 0)
+            c.env.emplace_back(*e);
+    if (start.restarts > 0) c.env.push_back(std::string(kJobRestartsVariable) + "=" + std::to_string(start.restarts));
+    c.argv = {"trainbench-cli", "worker", args.file, "--db", args.db};
+    for (const std::string& o : overrides) {
+        c.argv.push_back("--set");
+        c.argv.push_back(o);
+    }
+    if (args.quiet) c.argv.push_back("-q");
+    if (!args.trace.empty()) c.argv.insert(c.argv.end(), {"--trace", args.trace, "--trace-steps", args.traceSteps});
     return c;
 }
 
@@ -112,8 +133,13 @@ int launchLocalJob(const RunArgs& args, const app::Experiment& experiment, const
     spec.maxRestarts = experiment.strategy.max_restarts;
     spec.checkpoint = checkpoint;
     spec.quiet = args.quiet;
-    app::ProcessTaskHost host(
+    const bool mpi = strategy == engine::StrategyKind::MultiWorker &&
+                     experiment.strategy.collective == engine::CollectiveBackend::Mpi;
+    if (mpi) spec.mpiRanks = workers;
+    app::ProcessTaskHost processes(
         [&](const app::TaskStart& start) { return taskCommand(args, overrides, strategy, start); });
+    app::MpirunTaskHost mpirun(workers, [&](const app::TaskStart& start) { return mpiRankCommand(args, overrides, start); });
+    app::TaskHost& host = mpi ? static_cast<app::TaskHost&>(mpirun) : processes;
     app::JobSupervisor supervisor(host, spec, signals.requested(),
                                   [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); });
     const app::JobOutcome r = supervisor.run();

@@ -14,6 +14,7 @@
 #include "app/experiment/sweep.h"
 #include "app/run/progressprinter.h"
 #include "app/run/runner.h"
+#include "engine/collective/mpicollective.h"
 #include "engine/strategy/clusterspec.h"
 #include "profiler/format/numberformat.h"
 #include "profiler/store/storeerror.h"
@@ -191,6 +192,34 @@ int runCommand(const RunArgs& args, const StopSignals& signals) {
     return result;
 }
 
+namespace {
+
+// A worker of a job whose processes an MPI launcher started (strategy.collective "mpi"): its place in
+// the job is its MPI rank, whatever TF_CONFIG's task says (every rank gets the same environment), and
+// a job without TF_CONFIG (mpirun or srun from a launch script) is one of that many trainers. Ranks
+// after the first are quiet; each dies with its launcher, as nothing can go on without it.
+int mpiWorker(RunArgs args, const app::Experiment& experiment, std::optional<engine::ClusterSpec> cluster,
+              const StopSignals& signals) {
+    engine::MpiWorld world;
+    try {
+        world = engine::initMpi();
+        if (!cluster) cluster = engine::localClusterSpec(world.size, 0, 1);  // addresses unused: MPI is wired up
+        cluster = engine::withTrainerRank(*cluster, world.rank, world.size);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "worker: %s\n", e.what());
+        return kExitUsage;
+    }
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (world.rank > 0) args.quiet = true;
+    const char* token = std::getenv(kJobTokenVariable);  // not needed: no trainbench connections
+    const char* restarts = std::getenv(kJobRestartsVariable);
+    const int code = trainHere(args, experiment, signals, cluster, token ? token : "", restarts ? std::atoi(restarts) : 0);
+    engine::finishMpi(code == kExitOk || code == kExitStopped);
+    return code;
+}
+
+}  // namespace
+
 int workerCommand(const RunArgs& args, const StopSignals& signals) {
     app::Experiment experiment;
     std::optional<engine::ClusterSpec> cluster;
@@ -204,6 +233,9 @@ int workerCommand(const RunArgs& args, const StopSignals& signals) {
         std::fprintf(stderr, "%s\n", e.what());
         return kExitUsage;
     }
+    if (experiment.strategy.type == engine::StrategyKind::MultiWorker &&
+        experiment.strategy.collective == engine::CollectiveBackend::Mpi)
+        return mpiWorker(args, experiment, cluster, signals);
     if (!cluster) {
         std::fprintf(stderr, "worker: TF_CONFIG is not set; it names the job's tasks and this one (docs/cli.md)\n");
         return kExitUsage;

@@ -15,6 +15,9 @@ sigset_t stopSet() {
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
+    // A stop request relayed by mpirun, which forwards SIGUSR2 to an MPI job's ranks but turns SIGINT
+    // into ending them (strategy.collective "mpi").
+    sigaddset(&set, SIGUSR2);
     sigaddset(&set, SIGUSR1);  // used only to wake the waiter on shutdown
     return set;
 }

@@ -1,5 +1,5 @@
 #pragma once
-// Turns SIGINT/SIGTERM into a stop request without ever running a signal handler on a compute thread.
+// Turns SIGINT/SIGTERM (and SIGUSR2, which mpirun forwards to an MPI job's ranks) into a stop request without ever running a signal handler on a compute thread.
 //
 // Why not a plain handler: oneDNN 2.x's JIT GEMM kernels point rsp into the heap while they run, so a
 // handler that interrupts one writes its signal frame over heap memory (oneDNN issue #4845, fixed

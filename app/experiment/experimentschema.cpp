@@ -604,6 +604,14 @@ SchemaKey buildSchema() {
                [](const json& v, Experiment& out) { out.strategy.bucket_mb = v.get<double>(); }),
         flag("overlap", sc.overlap, "All-reduce each bucket while backward goes on (false: after backward).",
              to(&Experiment::strategy, &engine::StrategyConfig::overlap)),
+        choice("collective", std::string(engine::collectiveBackendName(sc.collective)), {"gloo", "mpi"},
+               "multi_worker: how the processes all-reduce. gloo: Gloo's ring over TCP, the tasks meeting through "
+               "the chief's rendezvous store (TF_CONFIG). mpi: Open MPI, the processes started by mpirun "
+               "(`trainbench-cli run` starts it; or mpirun / srun --mpi=pmix from a launch script): shared memory "
+               "on one host.",
+               [](const json& v, Experiment& out) {
+                   out.strategy.collective = *engine::parseCollectiveBackend(v.get<std::string>());  // a choice: validated
+               }),
         text("slice", nullptr,
              "tpu_pod: the TPU slice, e.g. 'v3-8', 'v3-32', ... 'v3-2048' (the number is TensorCores); its "
              "generation must match device.type.",
@@ -625,6 +633,10 @@ SchemaKey buildSchema() {
             issues.add(where + ".replicas", "is " + s["replicas"].dump() +
                                                 " but strategy.type is 'single' (one device); use 'mirrored', "
                                                 "'multi_worker' or 'parameter_server' for replicas");
+        if (s["collective"] != "gloo" && s["type"] != "multi_worker")
+            issues.add(where + ".collective", "is " + s["collective"].dump() + " but strategy.type is " +
+                                                  s["type"].dump() + "; only 'multi_worker' exchanges gradients "
+                                                  "between processes (mirrored's replicas share memory)");
         if (s["type"] != "parameter_server" && s["parameter_servers"].get<int64_t>() != 1)
             issues.add(where + ".parameter_servers", "is " + s["parameter_servers"].dump() +
                                                          " but strategy.type is " + s["type"].dump() +

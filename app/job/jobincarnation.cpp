@@ -36,7 +36,8 @@ JobIncarnation::JobIncarnation(TaskHost& host, const JobSpec& spec, const std::a
 IncarnationResult JobIncarnation::run() {
     const bool async = spec_.asynchronous();
     tasks_.push_back({"chief", 0});
-    for (int i = 0; i < (async ? spec_.workers : spec_.workers - 1); ++i) tasks_.push_back({"worker", i, "", !async});
+    const int workers = spec_.mpiRanks > 0 ? 1 : spec_.workers;  // an MPI job's one task is mpirun
+    for (int i = 0; i < (async ? workers : workers - 1); ++i) tasks_.push_back({"worker", i, "", !async});
     for (int i = 0; i < (async ? spec_.servers : 0); ++i) tasks_.push_back({"ps", i});
     engine::ClusterSpec cluster;
     std::string token;
@@ -56,7 +57,10 @@ IncarnationResult JobIncarnation::run() {
     if (!spec_.quiet) {
         const std::string again = restarts_ ? " (restart " + std::to_string(restarts_) + ")" : "";
         const std::string chief = cluster.chief[0].text();
-        if (async)
+        if (spec_.mpiRanks > 0)
+            log_("multi_worker job" + again + ": " + std::to_string(spec_.mpiRanks) +
+                 " worker process(es) under mpirun (Open MPI), on this machine");
+        else if (async)
             log_("parameter_server job" + again + ": " + std::to_string(spec_.workers) + " worker(s) and " +
                  std::to_string(spec_.servers) + " parameter server(s) on 127.0.0.1, chief at " + chief);
         else
@@ -198,7 +202,10 @@ void JobIncarnation::describeFailure() {
     for (const int order : {0, 1, 2})
         for (const JobTask& t : tasks_) {
             if (succeeded(t.status) || t.precedence() != order) continue;
-            const std::string text = t.label(!spec_.asynchronous()) + " " + t.how();
+            std::string text = spec_.mpiRanks > 0 ? "mpirun (pid " + std::to_string(t.pid) + ", " +
+                                                        std::to_string(spec_.mpiRanks) + " ranks) " + t.how()
+                                                  : t.label(!spec_.asynchronous()) + " " + t.how();
+            if (const std::string detail = host_.detail(t.pid); !detail.empty()) text += ": " + detail;
             out_.failure += std::string(out_.failure.empty() ? "" : "; ") + text;
             if (t.type != "chief") out_.othersFailure += std::string(out_.othersFailure.empty() ? "" : "; ") + text;
         }

@@ -19,6 +19,9 @@ struct JobSpec {
     int maxRestarts = 0;                          // strategy.max_restarts
     std::string checkpoint;                       // every incarnation's checkpoint file; empty: none (no restart)
     bool quiet = false;                           // say only failures and restarts
+    // strategy.collective "mpi": the job's one task is mpirun, which starts this many ranks
+    // (MpirunTaskHost); 0: every task is a process of the supervisor's own.
+    int mpiRanks = 0;
 
     // A parameter_server job: its workers are not essential, and it names tasks rather than ranks.
     bool asynchronous() const { return kind == engine::StrategyKind::ParameterServer; }

@@ -13,9 +13,6 @@
 
 namespace trainbench::app {
 
-namespace {
-
-// True when the process is stopped (state T or t in /proc/<pid>/stat: SIGSTOP, SIGTSTP, a debugger).
 bool processStopped(pid_t pid) {
     std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
     std::string line;
@@ -26,8 +23,6 @@ bool processStopped(pid_t pid) {
     const char state = line[close + 2];
     return state == 'T' || state == 't';
 }
-
-}  // namespace
 
 pid_t ProcessTaskHost::start(const TaskStart& start) {
     TaskCommand command = commandFor_(start);

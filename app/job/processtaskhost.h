@@ -17,6 +17,9 @@ struct TaskCommand {
     std::vector<std::string> env;   // the whole environment, NAME=value
 };
 
+// True when the process is stopped (state T or t in /proc/<pid>/stat: SIGSTOP, SIGTSTP, a debugger).
+bool processStopped(pid_t pid);
+
 class ProcessTaskHost final : public TaskHost {
 public:
     using CommandFor = std::function<TaskCommand(const TaskStart&)>;

@@ -49,6 +49,9 @@ public:
     // Waits for the task to end (it was sent SIGKILL).
     virtual void reap(pid_t pid) = 0;
     virtual Clock::time_point now() = 0;
+    // What the host learnt of how the task ended beyond its status, for the job's failure (mpirun's
+    // words on which rank failed); empty when nothing.
+    virtual std::string detail(pid_t pid) { (void)pid; return {}; }
 };
 
 }  // namespace trainbench::app

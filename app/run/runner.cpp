@@ -49,7 +49,9 @@ RunOutcome runExperiment(const RunRequest& request) {
     if (rank < 0) throw std::invalid_argument("this task is a '" + request.cluster->task_type +
                                               "' task; multi_worker trains on the chief and workers only");
     std::unique_ptr<engine::RendezvousServer> store;
-    if (multiWorker && rank == 0) store = serveRendezvous(request);
+    // Gloo's ranks meet through it; MPI's were wired up by their launcher.
+    if (multiWorker && rank == 0 && x.strategy.collective == engine::CollectiveBackend::Gloo)
+        store = serveRendezvous(request);
     RunRecord record = openRunRecord(request, plan, rank);
     RunOutcome out;
     out.id = record.runId();

@@ -25,7 +25,8 @@ engine::StrategySpec strategySpecFor(const RunRequest& request, const RunPlan& p
     s.exchange = {.bucketMb = x.strategy.bucket_mb, .overlap = x.strategy.overlap};
     if (request.cluster)
         s.job = engine::JobSpec{*request.cluster, request.jobToken,
-                                std::chrono::milliseconds(static_cast<int64_t>(x.strategy.timeout_s * 1000))};
+                                std::chrono::milliseconds(static_cast<int64_t>(x.strategy.timeout_s * 1000)),
+                                x.strategy.collective};
     s.stop = request.stop;
     s.log = request.log;
     return s;

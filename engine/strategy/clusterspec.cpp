@@ -152,6 +152,23 @@ std::optional<ClusterSpec> clusterSpecFromEnvironment() {
     return parseClusterSpec(env, "TF_CONFIG");
 }
 
+ClusterSpec withTrainerRank(ClusterSpec spec, int rank, int size) {
+    if (spec.trainers() != size || !spec.ps.empty())
+        throw std::invalid_argument("TF_CONFIG names " + std::to_string(spec.trainers()) + " trainer(s) and " +
+                                    std::to_string(spec.ps.size()) + " parameter server(s), but the MPI job has " +
+                                    std::to_string(size) + " rank(s), which must all be trainers");
+    if (rank < 0 || rank >= size)
+        throw std::invalid_argument("MPI rank " + std::to_string(rank) + " is not in a job of " + std::to_string(size));
+    if (!spec.chief.empty() && rank == 0) {
+        spec.task_type = "chief";
+        spec.task_index = 0;
+    } else {
+        spec.task_type = "worker";
+        spec.task_index = rank - static_cast<int>(spec.chief.size());
+    }
+    return spec;
+}
+
 ClusterSpec localClusterSpec(int workers, int ps, int firstPort) {
     if (workers < 1) throw std::invalid_argument("a job needs at least one worker, got " + std::to_string(workers));
     ClusterSpec spec;

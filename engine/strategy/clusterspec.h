@@ -47,5 +47,9 @@ std::optional<ClusterSpec> clusterSpecFromEnvironment();
 // A job of `workers` trainer tasks (the first is the chief) and `ps` parameter servers on this
 // machine, on consecutive ports from `firstPort`.
 ClusterSpec localClusterSpec(int workers, int ps, int firstPort);
+// The same job with this task made the trainer of rank `rank` (chief 0, then the workers): an MPI
+// rank's place, where every rank was given the same TF_CONFIG. Throws std::invalid_argument when the
+// spec has not `size` trainers or has parameter servers.
+ClusterSpec withTrainerRank(ClusterSpec spec, int rank, int size);
 
 }  // namespace trainbench::engine

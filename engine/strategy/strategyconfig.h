@@ -21,6 +21,18 @@ constexpr std::optional<BatchScope> parseBatchScope(std::string_view name) {
     return std::nullopt;
 }
 
+// How the processes of a multi_worker job exchange gradients (strategy.collective).
+enum class CollectiveBackend {
+    Gloo,  // Gloo's ring over TCP; the tasks meet through the chief's rendezvous store (TF_CONFIG)
+    Mpi,   // Open MPI, the processes started by mpirun (shared memory on one host)
+};
+constexpr std::string_view collectiveBackendName(CollectiveBackend b) { return b == CollectiveBackend::Gloo ? "gloo" : "mpi"; }
+constexpr std::optional<CollectiveBackend> parseCollectiveBackend(std::string_view name) {
+    if (name == "gloo") return CollectiveBackend::Gloo;
+    if (name == "mpi") return CollectiveBackend::Mpi;
+    return std::nullopt;
+}
+
 struct StrategyConfig {
     StrategyKind type = StrategyKind::Single;  // the file's "single", "mirrored", ...: parsed once, at loading
     std::string slice;             // tpu_pod: the TPU slice, e.g. "v3-32" (its replicas: the slice's cores)
@@ -30,6 +42,7 @@ struct StrategyConfig {
     BatchScope batch_scope = BatchScope::Global;
     double bucket_mb = 1.0;        // gradients are reduced in buckets of at least this (0: one per layer)
     bool overlap = true;           // reduce buckets while backward goes on (false: after it)
+    CollectiveBackend collective = CollectiveBackend::Gloo;  // multi_worker: Gloo over TCP, or Open MPI
     double timeout_s = 30.0;       // multi-process: a peer silent this long is lost (a dead socket fails sooner)
     int max_restarts = 3;          // multi-process: restarts from the last checkpoint before the job fails
 };

@@ -3,7 +3,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/util/errors.h"
+
 #include "engine/collective/gloocollective.h"
+#include "engine/collective/mpicollective.h"
 #include "engine/strategy/mirroredstrategy.h"
 #include "engine/strategy/multiworkerstrategy.h"
 #include "engine/strategy/parameterserverstrategy.h"
@@ -28,12 +31,22 @@ std::unique_ptr<Strategy> onePassOverReplicas(const StrategySpec& spec) {
 std::unique_ptr<Strategy> multiWorker(const StrategySpec& spec) {
     const JobSpec& job = jobOf(spec);
     const int rank = job.cluster.rank();
-    GlooTransport transport;
-    transport.hostname = job.cluster.self().host;
-    auto collective = std::make_unique<GlooCollective>(rank, spec.replicas, job.cluster.coordinator().text(), job.token,
-                                                       job.timeout, transport);
+    std::unique_ptr<Collective> collective;
+    if (job.collective == CollectiveBackend::Mpi) {
+        collective = std::make_unique<MpiCollective>(job.timeout);
+        if (collective->size() != spec.replicas || collective->rank() != rank)
+            throw CollectiveError("the MPI job has " + std::to_string(collective->size()) + " ranks and this is rank " +
+                                  std::to_string(collective->rank()) + ", but the cluster spec has " +
+                                  std::to_string(spec.replicas) + " trainers and makes this rank " + std::to_string(rank));
+    } else {
+        GlooTransport transport;
+        transport.hostname = job.cluster.self().host;
+        collective = std::make_unique<GlooCollective>(rank, spec.replicas, job.cluster.coordinator().text(), job.token,
+                                                      job.timeout, transport);
+    }
     if (spec.log)
-        spec.log("joined the job as rank " + std::to_string(rank) + " of " + std::to_string(spec.replicas));
+        spec.log("joined the job as rank " + std::to_string(rank) + " of " + std::to_string(spec.replicas) + " (" +
+                 std::string(collectiveBackendName(job.collective)) + ")");
     return std::make_unique<MultiWorkerStrategy>(std::move(collective), spec.replica, spec.exchange, spec.stop);
 }
 

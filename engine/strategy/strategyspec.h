@@ -12,6 +12,7 @@
 #include "engine/model/modelspec.h"
 #include "engine/optim/optimizerconfig.h"
 #include "engine/strategy/clusterspec.h"
+#include "engine/strategy/strategyconfig.h"
 #include "engine/strategy/strategykind.h"
 #include "engine/tensor/tensor.h"
 
@@ -38,6 +39,9 @@ struct JobSpec {
     ClusterSpec cluster;                         // this task and the others (TF_CONFIG)
     std::string token;                           // checked on every connection of the job
     std::chrono::milliseconds timeout{30'000};   // a peer silent this long is lost
+    // multi_worker: Gloo (meeting through the chief's store) or MPI (the ranks mpirun started; the
+    // cluster spec's rank is the MPI rank).
+    CollectiveBackend collective = CollectiveBackend::Gloo;
 };
 
 struct StrategySpec {
