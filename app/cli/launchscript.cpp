@@ -91,6 +91,26 @@ std::string slurmScript(const LaunchScriptArgs& a, const app::Experiment& x, con
     return s.str();
 }
 
+// strategy.collective "mpi": srun starts the ranks through PMIx, which wires up Open MPI; a rank's
+// place in the job is its MPI rank, so there is no TF_CONFIG to build and no token (the ranks make no
+// trainbench connections; MPI's own transport carries the gradients).
+std::string slurmMpiScript(const LaunchScriptArgs& a, const app::Experiment& x, int ranks) {
+    std::ostringstream s;
+    s << "#!/bin/bash\n"
+      << "# trainbench multi_worker job " << shown(x.name) << " over Open MPI: " << ranks << " rank(s), one per node.\n"
+      << "# Written by `trainbench-cli launch-script --slurm`; submit with sbatch. Needs Slurm's PMIx plugin\n"
+      << "# (srun --mpi=list) and Open MPI on every node; on one machine, `trainbench-cli run` starts mpirun itself.\n"
+      << "#SBATCH --job-name=" << k8sName(x.name) << "\n"
+      << "#SBATCH --nodes=" << ranks << "\n"
+      << "#SBATCH --ntasks-per-node=1\n"
+      << "#SBATCH --cpus-per-task=" << (x.strategy.threads_per_replica > 0 ? x.strategy.threads_per_replica : 1) << "\n"
+      << "set -euo pipefail\n\n"
+      << "srun --mpi=pmix --kill-on-bad-exit=1 trainbench-cli";
+    for (const auto& [arg, what] : workerArgs(a)) s << ' ' << app::shellWord(arg, what);
+    s << "\n";
+    return s.str();
+}
+
 }  // namespace
 
 std::string tokenSecretDocument(const std::string& quotedName) {
@@ -170,9 +190,16 @@ int launchScriptCommand(const LaunchScriptArgs& args) {
     job.workers = async ? replicas : replicas - 1;
     job.servers = async ? x.strategy.parameter_servers : 0;
     const int workers = job.tasks();
+    const bool mpi = x.strategy.collective == engine::CollectiveBackend::Mpi;
+    if (mpi && args.kubeflow) {
+        std::fprintf(stderr, "launch-script: %s has strategy.collective 'mpi'; a Kubeflow TFJob starts its pods "
+                             "without an MPI launcher (that is the MPI operator's MPIJob, which trainbench does not "
+                             "write): use --slurm, or strategy.collective 'gloo'\n", args.file.c_str());
+        return kExitUsage;
+    }
     std::string text;
     try {
-        text = args.kubeflow ? kubeflowManifest(args, x, job) : slurmScript(args, x, job);
+        text = args.kubeflow ? kubeflowManifest(args, x, job) : mpi ? slurmMpiScript(args, x, workers) : slurmScript(args, x, job);
     } catch (const app::QuoteError& e) {
         std::fprintf(stderr, "launch-script: %s\n", e.what());
         return kExitUsage;

@@ -111,6 +111,7 @@ pid_t MpirunTaskHost::start(const TaskStart& start) {
     {
         std::lock_guard lock(mu_);
         rankFailures_.clear();
+        seenPids_.clear();
     }
     reader_ = std::thread([this, fd = errors[0]] { readErrors(fd); });
     return pid;
@@ -138,7 +139,17 @@ void MpirunTaskHost::readErrors(int fd) {
 std::string MpirunTaskHost::detail(pid_t) {
     std::lock_guard lock(mu_);
     std::string text;
-    for (const std::string& l : rankFailures_) text += (text.empty() ? "" : " / ") + l;
+    for (std::string l : rankFailures_) {
+        // Open MPI 4.1 says "process rank 1 with PID 0" of a rank it lost: put in the pid seen here.
+        constexpr std::string_view kRank = "process rank ", kPid0 = " with PID 0 ";
+        const size_t at = l.find(kRank), pid0 = l.find(kPid0);
+        if (at != std::string::npos && pid0 != std::string::npos) {
+            const size_t rank = static_cast<size_t>(std::atoi(l.c_str() + at + kRank.size()));
+            if (rank < seenPids_.size() && seenPids_[rank] > 0)
+                l.replace(pid0, kPid0.size(), " with PID " + std::to_string(seenPids_[rank]) + " ");
+        }
+        text += (text.empty() ? "" : " / ") + l;
+    }
     return text;
 }
 
@@ -170,8 +181,15 @@ profiler::ProcessIdentity MpirunTaskHost::identity(pid_t pid) {
 void MpirunTaskHost::signal(pid_t pid, int sig) { ::kill(pid, sig == SIGINT ? SIGUSR2 : sig); }
 
 bool MpirunTaskHost::stopped(pid_t pid) {
+    const std::vector<pid_t> ranks = rankPids(pid);
+    {
+        std::lock_guard lock(mu_);
+        seenPids_.resize(ranks.size(), -1);
+        for (size_t r = 0; r < ranks.size(); ++r)
+            if (ranks[r] > 0) seenPids_[r] = ranks[r];
+    }
     if (processStopped(pid)) return true;
-    for (pid_t r : rankPids(pid))
+    for (pid_t r : ranks)
         if (r > 0 && processStopped(r)) return true;
     return false;
 }

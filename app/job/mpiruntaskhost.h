@@ -48,6 +48,7 @@ private:
     std::thread reader_;
     std::mutex mu_;
     std::vector<std::string> rankFailures_;  // mpirun's lines naming a rank that failed
+    std::vector<pid_t> seenPids_;            // each rank's pid, as last seen among mpirun's children
 };
 
 }  // namespace trainbench::app

@@ -197,5 +197,20 @@ TEST(ExperimentValidation, SeveralIssuesAreReportedTogether) {
     EXPECT_EQ(std::count(what.begin(), what.end(), '\n'), 4) << what;
 }
 
+// strategy.collective picks how a multi_worker job's processes all-reduce; no other strategy has
+// processes exchanging gradients, and a name outside the two is refused with the choices.
+TEST(ExperimentValidation, CollectiveIsForMultiWorkerJobs) {
+    const Experiment x = parseExperiment(
+        withModel(R"("strategy": {"type": "multi_worker", "replicas": 2, "collective": "mpi"},)"), "test.json");
+    EXPECT_EQ(x.strategy.collective, engine::CollectiveBackend::Mpi);
+    EXPECT_EQ(parseExperiment(withModel(), "test.json").strategy.collective, engine::CollectiveBackend::Gloo);
+    const std::string mirrored = errorOf(withModel(R"("strategy": {"type": "mirrored", "replicas": 2, "collective": "mpi"},)"));
+    EXPECT_NE(mirrored.find("strategy.collective: is \"mpi\" but strategy.type is \"mirrored\""), std::string::npos)
+        << mirrored;
+    const std::string unknown = errorOf(withModel(R"("strategy": {"type": "multi_worker", "collective": "nccl"},)"));
+    EXPECT_NE(unknown.find("strategy.collective"), std::string::npos) << unknown;
+    EXPECT_NE(unknown.find("gloo"), std::string::npos) << unknown;
+}
+
 }  // namespace
 }  // namespace trainbench::app

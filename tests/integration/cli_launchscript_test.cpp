@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -96,6 +97,48 @@ TEST(CliLaunchScript, TheSlurmScriptRunsTheJob) {
     EXPECT_EQ(runs[0].replicas, 2);
     EXPECT_EQ(runs[0].steps, 20);
     EXPECT_EQ(store.replicaSteps(runs[0].id).size(), 40u);
+}
+
+// strategy.collective "mpi": the script has srun start the ranks through PMIx and builds no
+// TF_CONFIG and no token. Its srun line runs for real, with mpirun standing in for srun's PMIx
+// launch on this machine; a Kubeflow TFJob is refused (its pods have no MPI launcher).
+TEST(CliLaunchScript, TheSlurmScriptOfAnMpiJobRunsItUnderAnMpiLauncher) {
+    TempDir tmp;
+    const std::string script = (tmp.path / "job.sbatch").string();
+    const std::string db = (tmp.path / "runs.db").string();
+    auto gen = runCli({"launch-script", launchExperiment(tmp.path), "--slurm", "--db", db, "-o", script, "--set",
+                       "strategy.collective=mpi"},
+                      tmp.path);
+    ASSERT_EQ(gen.exitCode, 0) << gen.err;
+    const std::string text = trainbench::testing::readAll(script);
+    EXPECT_NE(text.find("srun --mpi=pmix --kill-on-bad-exit=1 trainbench-cli 'worker'"), std::string::npos) << text;
+    EXPECT_EQ(text.find("TF_CONFIG"), std::string::npos) << text;
+    EXPECT_EQ(text.find("TRAINBENCH_JOB_TOKEN"), std::string::npos) << text;
+    EXPECT_NE(text.find("#SBATCH --nodes=2"), std::string::npos) << text;
+
+    const auto bin = tmp.path / "bin";
+    std::filesystem::create_directories(bin);
+    writeExecutable(bin / "srun", std::string("#!/bin/bash\nwhile [[ $1 == --* ]]; do shift; done\n") +
+                                      "exec mpirun -np 2 --oversubscribe --bind-to none" +
+                                      (::geteuid() == 0 ? " --allow-run-as-root" : "") + " \"$@\"\n");
+    std::filesystem::create_symlink(TRAINBENCH_CLI_PATH, bin / "trainbench-cli");
+    const std::string command = "cd " + tmp.path.string() + " && PATH=" + bin.string() + ":$PATH bash " + script +
+                                " > slurm.out 2>&1";
+    EXPECT_EQ(std::system(command.c_str()), 0) << trainbench::testing::readAll(tmp.path / "slurm.out");
+    auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
+    const auto runs = store.listRuns();
+    ASSERT_EQ(runs.size(), 1u) << "rank 0 records the job once";
+    EXPECT_EQ(runs[0].status, profiler::RunStatus::Completed);
+    EXPECT_EQ(runs[0].replicas, 2);
+    EXPECT_EQ(runs[0].steps, 20);
+    EXPECT_EQ(store.replicaSteps(runs[0].id).size(), 40u);
+
+    auto kubeflow = runCli({"launch-script", launchExperiment(tmp.path), "--kubeflow", "--set", "strategy.collective=mpi"},
+                           tmp.path);
+    EXPECT_EQ(kubeflow.exitCode, 2);
+    EXPECT_NE(kubeflow.err.find("has strategy.collective 'mpi'; a Kubeflow TFJob starts its pods without an MPI launcher"),
+              std::string::npos)
+        << kubeflow.err;
 }
 
 // A chief, two workers and a parameter server: four "nodes", here four loopback addresses (the

@@ -101,6 +101,21 @@ inline pid_t taskOnceTrained(const std::string& db, const std::string& name, con
     return -1;
 }
 
+// The rank `rank` of an MPI job training `experiment` (OMPI_COMM_WORLD_RANK in its environment, as
+// mpirun sets it), once the run has committed `minSteps` steps; -1 if that does not happen within a minute.
+inline pid_t mpiRankOnceTrained(const std::string& db, const std::string& name, const std::string& experiment, int rank,
+                                size_t minSteps, std::chrono::milliseconds poll) {
+    const std::string marker = std::string(1, '\0') + "OMPI_COMM_WORLD_RANK=" + std::to_string(rank) + '\0';
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(poll);
+        if (stepsOf(db, name).size() < minSteps) continue;
+        for (const TaskProcess& p : taskProcesses(experiment))
+            if (p.environment.find(marker) != std::string::npos) return p.pid;
+    }
+    return -1;
+}
+
 // A job that would train for long (epochs of 100 steps, 100,000 steps), running in the background;
 // `strategy` is the body of its strategy object. `quiet`: run with -q (no progress, no notes).
 struct LongJob {
