@@ -61,8 +61,13 @@ std::vector<std::string> MpirunTaskHost::mpirunArgv(int ranks, const std::vector
     // mpi_yield_when_idle: a rank waiting in a collective yields its core. A rank's communication thread
     // reduces gradients while its compute thread runs backward, so a job's threads usually outnumber
     // the cores, and busy polling would take them from the computation.
-    std::vector<std::string> argv{"mpirun", "-np",          std::to_string(ranks),  "--bind-to", "none",
-                                  "--oversubscribe", "--mca", "mpi_yield_when_idle", "1"};
+    // btl self,vader: the ranks of a job on this machine move data through shared memory only, and
+    // open no ports (Open MPI's TCP transport would listen on every interface); oob_tcp_if_include lo:
+    // mpirun's own out-of-band channel stays on loopback (docs/security.md: what mpirun still opens).
+    std::vector<std::string> argv{"mpirun",  "-np",   std::to_string(ranks), "--bind-to", "none",
+                                  "--oversubscribe", "--mca", "mpi_yield_when_idle", "1",
+                                  "--mca",   "btl",   "self,vader",          "--mca",     "oob_tcp_if_include",
+                                  "lo"};
     if (asRoot) argv.emplace_back("--allow-run-as-root");  // Open MPI refuses root otherwise (containers, CI)
     argv.insert(argv.end(), rankArgv.begin(), rankArgv.end());
     return argv;

@@ -24,7 +24,8 @@ namespace {
 // put first by ChildProcess.
 std::vector<std::string> mpirunArgs(int ranks, const std::string& scenario) {
     std::vector<std::string> argv{"-np", std::to_string(ranks), "--bind-to", "none", "--oversubscribe",
-                                  "--mca", "mpi_yield_when_idle", "1"};
+                                  "--mca", "mpi_yield_when_idle", "1", "--mca", "btl", "self,vader",
+                                  "--mca", "oob_tcp_if_include", "lo"};
     if (::geteuid() == 0) argv.emplace_back("--allow-run-as-root");
     argv.insert(argv.end(), {TRAINBENCH_MPI_WORKER, scenario});
     return argv;
