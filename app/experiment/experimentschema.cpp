@@ -14,6 +14,25 @@
 namespace trainbench::app {
 namespace {
 
+// strategy.stage_boundaries: "2" or "2, 4": layer indices, each 0..65535; nullopt for anything else.
+std::optional<std::vector<int>> parseStageBoundaries(const std::string& text) {
+    std::vector<int> out;
+    size_t at = 0;
+    while (at <= text.size()) {
+        const size_t comma = std::min(text.find(',', at), text.size());
+        std::string item = text.substr(at, comma - at);
+        const size_t a = item.find_first_not_of(' '), b = item.find_last_not_of(' ');
+        if (a == std::string::npos) return std::nullopt;
+        item = item.substr(a, b - a + 1);
+        if (item.empty() || item.size() > 5 || item.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+        const int v = std::stoi(item);
+        if (v > 65535) return std::nullopt;
+        out.push_back(v);
+        at = comma + 1;
+    }
+    return out;
+}
+
 using nlohmann::json;
 using engine::LayerSpec;
 
@@ -612,6 +631,24 @@ SchemaKey buildSchema() {
                [](const json& v, Experiment& out) {
                    out.strategy.collective = *engine::parseCollectiveBackend(v.get<std::string>());  // a choice: validated
                }),
+        integer("stages", sc.stages, Range::ge(1).le(64),
+                "pipeline: stages the model's layers are cut into, each a device of threads_per_replica threads.",
+                to(&Experiment::strategy, &engine::StrategyConfig::stages)),
+        integer("micro_batches", sc.micro_batches, Range::ge(1).le(4096),
+                "pipeline: micro-batches the global batch is split into; the bubble is (stages-1)/(micro_batches+stages-1).",
+                to(&Experiment::strategy, &engine::StrategyConfig::micro_batches)),
+        choice("schedule", std::string(engine::pipelineScheduleName(sc.schedule)), {"gpipe", "1f1b"},
+               "pipeline: gpipe (GPipe's fill-drain: all forwards, then all backwards) or 1f1b (PipeDream-Flush: "
+               "one forward, one backward; the same bubble, a stage holds at most stages-k micro-batches).",
+               [](const json& v, Experiment& out) {
+                   out.strategy.schedule = *engine::parsePipelineSchedule(v.get<std::string>());  // a choice: validated
+               }),
+        text("stage_boundaries", nullptr,
+             "pipeline: where stages 1.. begin, as comma-separated indices into the model's layer list in the "
+             "order it runs (e.g. '2' or '2,4'); stages-1 of them. Default: balanced by estimated layer time.",
+             [](const json& v, Experiment& out) {
+                 out.strategy.stage_boundaries = *parseStageBoundaries(v.get<std::string>());  // checked below
+             }),
         text("slice", nullptr,
              "tpu_pod: the TPU slice, e.g. 'v3-8', 'v3-32', ... 'v3-2048' (the number is TensorCores); its "
              "generation must match device.type.",
@@ -633,6 +670,19 @@ SchemaKey buildSchema() {
             issues.add(where + ".replicas", "is " + s["replicas"].dump() +
                                                 " but strategy.type is 'single' (one device); use 'mirrored', "
                                                 "'multi_worker' or 'parameter_server' for replicas");
+        if (s.contains("stage_boundaries")) {
+            const auto b = parseStageBoundaries(s["stage_boundaries"].get<std::string>());
+            if (!b)
+                issues.add(where + ".stage_boundaries", "is " + s["stage_boundaries"].dump() +
+                                                            ", not comma-separated layer indices such as \"2\" or \"2,4\"");
+            else if (static_cast<int64_t>(b->size()) != s["stages"].get<int64_t>() - 1)
+                issues.add(where + ".stage_boundaries", "names " + std::to_string(b->size()) + " boundaries but " +
+                                                            s["stages"].dump() + " stages need " +
+                                                            std::to_string(s["stages"].get<int64_t>() - 1));
+        }
+        if (s["type"] != "pipeline" && (s["stages"] != 2 || s["micro_batches"] != 4 || s.contains("stage_boundaries")))
+            issues.add(where + ".type", "is " + s["type"].dump() + " but stages, micro_batches or stage_boundaries "
+                                        "are set; they are 'pipeline' keys");
         if (s["collective"] != "gloo" && s["type"] != "multi_worker")
             issues.add(where + ".collective", "is " + s["collective"].dump() + " but strategy.type is " +
                                                   s["type"].dump() + "; only 'multi_worker' exchanges gradients "

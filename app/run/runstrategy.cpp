@@ -28,6 +28,10 @@ engine::StrategySpec strategySpecFor(const RunRequest& request, const RunPlan& p
                                 std::chrono::milliseconds(static_cast<int64_t>(x.strategy.timeout_s * 1000)),
                                 x.strategy.collective};
     s.stop = request.stop;
+    s.stages = x.strategy.stages;
+    s.microBatches = x.strategy.micro_batches;
+    s.schedule = x.strategy.schedule;
+    s.stageBoundaries = x.strategy.stage_boundaries;
     s.log = request.log;
     return s;
 }

@@ -3,7 +3,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "engine/strategy/pipelineschedule.h"
 #include "engine/strategy/strategykind.h"
 
 namespace trainbench::engine {
@@ -43,6 +45,12 @@ struct StrategyConfig {
     double bucket_mb = 1.0;        // gradients are reduced in buckets of at least this (0: one per layer)
     bool overlap = true;           // reduce buckets while backward goes on (false: after it)
     CollectiveBackend collective = CollectiveBackend::Gloo;  // multi_worker: Gloo over TCP, or Open MPI
+    // pipeline: the model cut into `stages` stages, the global batch into `micro_batches`, run in
+    // `schedule`'s order; `stage_boundaries` (where stages 1.. begin in the layer list) or balanced.
+    int stages = 2;
+    int micro_batches = 4;
+    PipelineSchedule schedule = PipelineSchedule::OneFOneB;
+    std::vector<int> stage_boundaries;
     double timeout_s = 30.0;       // multi-process: a peer silent this long is lost (a dead socket fails sooner)
     int max_restarts = 3;          // multi-process: restarts from the last checkpoint before the job fails
 };

@@ -10,6 +10,7 @@
 #include "engine/strategy/mirroredstrategy.h"
 #include "engine/strategy/multiworkerstrategy.h"
 #include "engine/strategy/parameterserverstrategy.h"
+#include "engine/strategy/pipelinestrategy.h"
 #include "engine/strategy/tpupodstrategy.h"
 
 namespace trainbench::engine {
@@ -73,6 +74,9 @@ std::unique_ptr<Strategy> makeStrategy(const StrategySpec& spec) {
             if (spec.emulated) return onePassOverReplicas(spec);
             return std::make_unique<MirroredStrategy>(spec.replica, spec.replicas, spec.exchange);
         case StrategyKind::TpuPod: return makeTpuPodStrategy(spec);
+        case StrategyKind::Pipeline:
+            return std::make_unique<PipelineStrategy>(
+                spec.replica, PipelineSpec{spec.stages, spec.microBatches, spec.schedule, spec.stageBoundaries});
         case StrategyKind::MultiWorker: return multiWorker(spec);
         case StrategyKind::ParameterServer: return parameterServer(spec);
     }

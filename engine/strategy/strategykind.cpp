@@ -9,6 +9,7 @@ std::string_view strategyKindName(StrategyKind kind) {
         case StrategyKind::MultiWorker: return "multi_worker";
         case StrategyKind::ParameterServer: return "parameter_server";
         case StrategyKind::TpuPod: return "tpu_pod";
+        case StrategyKind::Pipeline: return "pipeline";
     }
     return "?";
 }

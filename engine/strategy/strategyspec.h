@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/model/modelspec.h"
 #include "engine/optim/optimizerconfig.h"
@@ -57,6 +58,11 @@ struct StrategySpec {
     GradientExchange exchange;
     std::optional<JobSpec> job;               // multi_worker and parameter_server only
     const std::atomic<bool>* stop = nullptr;  // multi_worker: this process's stop request (may be null)
+    // pipeline: stages, micro-batches, schedule, boundaries.
+    int stages = 2;
+    int microBatches = 4;
+    PipelineSchedule schedule = PipelineSchedule::OneFOneB;
+    std::vector<int> stageBoundaries;
     std::function<void(const std::string&)> log;  // optional; parameter_server may call it from any thread
 };
 

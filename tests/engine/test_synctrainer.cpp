@@ -69,7 +69,7 @@ EvalSet smallTestSet() {
     return test;
 }
 
-class Log final : public TrainObserver {
+class SyncLog final : public TrainObserver {
 public:
     void onStep(const StepRecord& s) override { steps.push_back(s.step); }
     void onEval(const EvalRecord& e) override { evals.push_back(e.step); }
@@ -83,7 +83,7 @@ TEST(SyncTrainer, StepsTakeTheBatchesInOrderAndEvaluateAtEpochEnds) {
     TrainConfig config;
     config.epochs = 2;
     Trainer trainer(strategy, pipeline, test, config);
-    Log log;
+    SyncLog log;
     const RunSummary s = trainer.run(log);
     EXPECT_EQ(strategy.batches, (std::vector<int64_t>{0, 1, 2, 100, 101, 102}));
     EXPECT_EQ(pipeline.epochs, (std::vector<int64_t>{0, 1}));
@@ -105,7 +105,7 @@ TEST(SyncTrainer, AStopTheJobAgreedOnEndsTheRunAfterThatStep) {
     TrainConfig config;
     config.epochs = 3;
     Trainer trainer(strategy, pipeline, test, config);
-    Log log;
+    SyncLog log;
     const RunSummary s = trainer.run(log);
     EXPECT_EQ(log.steps, (std::vector<int64_t>{1, 2, 3, 4}));
     EXPECT_EQ(log.evals, (std::vector<int64_t>{3, 4})) << "epoch 0's end, and where the run stopped";
@@ -127,7 +127,7 @@ TEST(SyncTrainer, AResumedRunSkipsTheBatchesTrainedAndCheckpointsAtItsEnd) {
     at.epoch = 1;
     at.batch_in_epoch = 1;
     at.summary.steps = 4;
-    Log log;
+    SyncLog log;
     std::vector<TrainProgress> checkpoints;
     const RunSummary s = trainer.run(log, &at, [&](const TrainProgress& p) { checkpoints.push_back(p); });
     EXPECT_EQ(pipeline.epochs, (std::vector<int64_t>{1}));
