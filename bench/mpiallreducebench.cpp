@@ -3,8 +3,8 @@
 // `allreduce-mpi-worker`; each rank makes three groups: a raw MPI communicator of its own
 // (MPI_Allreduce in place, as a program using MPI directly would call it), an MpiCollective, and a
 // GlooCollective meeting through a rendezvous store rank 0 serves (its address and token sent to the
-// others over MPI). For each size the three alternate op by op, in a rotating order; rank 0 prints
-// the medians, ours/raw, and Gloo/ours.
+// others over MPI). For each size the three alternate op by op, in a rotating order, each op
+// started after an untimed barrier; rank 0 prints the medians, ours/raw, and Gloo/ours.
 #include "bench/mpiallreducebench.h"
 
 // The C API only: Open MPI's mpi.h otherwise declares its deprecated C++ bindings (libmpi_cxx).
@@ -77,7 +77,10 @@ int mpiAllreduceWorker(double seconds) {
             [&] { MPI_Allreduce(MPI_IN_PLACE, buf.data(), static_cast<int>(buf.size()), MPI_FLOAT, MPI_SUM, raw); },
             [&] { ours.allReduceSum(buf.data(), buf.size()); },
             [&] { gloo.allReduceSum(buf.data(), buf.size()); }};
-        const auto timeOne = [](const std::function<void()>& op) {
+        // Each timed op starts with the ranks aligned (an untimed barrier), so that none absorbs the
+        // skew the op before it left (Gloo's ranks leave its all-reduce at different times).
+        const auto timeOne = [&raw](const std::function<void()>& op) {
+            MPI_Barrier(raw);
             const auto t0 = Clock::now();
             op();
             return secondsSince(t0);

@@ -41,6 +41,25 @@ std::vector<Candidate> communicationActions(const ActionContext& ctx) {
         if (c) out.push_back(std::move(*c));
     };
     const engine::StrategyKind strategy = v.strategy();
+    if (strategy == engine::StrategyKind::Pipeline) {
+        // A step of M micro-batches on K equal stages takes M+K-1 slots for M micro-batches' work:
+        // twice the micro-batches (each half the size) spread the K-1 idle slots over twice the work.
+        const double K = static_cast<double>(v.integer("strategy.stages"));
+        const double M = static_cast<double>(v.integer("strategy.micro_batches"));
+        const int64_t batch = v.integer("train.batch_size");
+        if (2 * M <= static_cast<double>(batch)) {
+            const double now = (M + K - 1) / M, then = (2 * M + K - 1) / (2 * M);
+            const double speedup = catalogue::capSpeedup(now / then);
+            out.push_back(*catalogue::make(
+                BoundKind::Communication, "Double the micro-batches",
+                {v.change("strategy.micro_batches", static_cast<int64_t>(2 * M))},
+                "The schedule's bubble from " + text::percent((K - 1) / (M + K - 1)) + " % to " +
+                    text::percent((K - 1) / (2 * M + K - 1)) + " % of the step: up to " + factor(speedup) +
+                    " samples per second, less if the smaller micro-batches run the kernels less efficiently.",
+                speedup, "Pipeline bubble: more micro-batches per step fill the pipe for longer."));
+        }
+        return out;
+    }
     const int64_t replicas = v.integer("strategy.replicas");
     // On emulated devices a job's hosts exchange over device.network_gbps: a faster network is a
     // change the run can try (on this host's CPU the processes talk over loopback).

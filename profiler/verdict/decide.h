@@ -10,6 +10,14 @@
 namespace trainbench::profiler {
 
 // What holds for the whole run whichever steps are looked at (memory, op statistics).
+// A pipeline run's shape (strategy.type "pipeline"): its blocked time is the stages waiting on
+// one another, not a gradient exchange.
+struct PipelineShape {
+    int stages = 1;
+    int micro = 1;
+    double idealBubble() const { return static_cast<double>(stages - 1) / static_cast<double>(micro + stages - 1); }
+};
+
 struct RunFacts {
     std::optional<Finding> capacity;  // rule 1, when it holds
     std::optional<Finding> roofline;  // rule 4, when roofs and op stats exist
@@ -18,6 +26,7 @@ struct RunFacts {
     // run's share), and whether the device is emulated (the evidence's wording).
     double op_share_of_compute = 0.0;
     bool emulated = false;
+    std::optional<PipelineShape> pipeline;
 };
 
 struct Decision {

@@ -59,6 +59,8 @@ const std::vector<ActionKey>& actionKeys() {
         number("strategy.bucket_mb", 1.0, 0.0, 1024.0),
         boolean("strategy.overlap", true),
         integer("strategy.parameter_servers", 1, 1, 64),
+        integer("strategy.stages", 2, 1, 64),
+        integer("strategy.micro_batches", 4, 1, 4096),
         number("device.network_gbps", 100.0, 0.001, 100000.0),
     };
     return keys;

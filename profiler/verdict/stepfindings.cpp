@@ -49,9 +49,41 @@ std::optional<Finding> inputFinding(const StepTotals& t) {
     return f;
 }
 
-std::optional<Finding> commFinding(const StepTotals& t) {
+namespace {
+
+std::optional<Finding> pipelineFinding(const StepTotals& t, const PipelineShape& p) {
+    const double idle = t.commFraction(), ideal = p.idealBubble();
+    Finding f;
+    f.kind = BoundKind::Communication;
+    f.severity = rules::reaches(idle, rules::kCommHigh) ? Severity::High : Severity::Moderate;
+    const std::string shape = std::to_string(p.stages) + " stages and " + std::to_string(p.micro) + " micro-batches";
+    if (idle >= ideal + 0.10)
+        f.summary = "Stage-imbalanced: " + text::percent(idle) + " % of step time the first stage waits on the others, "
+                    "where the schedule's bubble with " + shape + " is " + text::percent(ideal) + " %";
+    else
+        f.summary = "Pipeline-bubble-bound: " + text::percent(idle) + " % of step time the first stage waits on the "
+                    "others; the schedule's bubble with " + shape + " is " + text::percent(ideal) + " %";
+    f.evidence.push_back(text::percentEvidence(
+        "bubble_fraction", idle,
+        text::percent(idle) + " % of step time the first stage was blocked on a hand-off from its neighbour or done "
+                              "before the last stage (>= 20 % is reported)"));
+    f.evidence.push_back(text::percentEvidence(
+        "ideal_bubble_fraction", ideal,
+        text::percent(ideal) + " % is (K-1)/(M+K-1) for K = " + std::to_string(p.stages) + " equal stages and M = " +
+            std::to_string(p.micro) + " micro-batches (GPipe, 1F1B alike)"));
+    if (t.wait > 0)
+        f.evidence.push_back(text::percentEvidence(
+            "stage_idle_fraction", t.of(t.wait),
+            text::percent(t.of(t.wait)) + " % of step time (mean over the stages) idle"));
+    return f;
+}
+
+}  // namespace
+
+std::optional<Finding> commFinding(const StepTotals& t, const std::optional<PipelineShape>& pipeline) {
     const double comm = t.commFraction();
     if (!rules::reaches(comm, kCommBound)) return std::nullopt;
+    if (pipeline) return pipelineFinding(t, *pipeline);
     Finding f;
     f.kind = BoundKind::Communication;
     f.severity = rules::reaches(comm, rules::kCommHigh) ? Severity::High : Severity::Moderate;

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "profiler/verdict/breakdown.h"
+#include "profiler/verdict/decide.h"
 #include "profiler/verdict/roofline.h"
 #include "profiler/verdict/verdict.h"
 
@@ -12,7 +13,9 @@ namespace trainbench::profiler {
 // Input-bound at >= 5 % (moderate) or >= 20 % (high); nothing below.
 std::optional<Finding> inputFinding(const StepTotals& t);
 // Communication-bound at >= 20 % (moderate) or >= 40 % (high); nothing below.
-std::optional<Finding> commFinding(const StepTotals& t);
+// With `pipeline`, the blocked time is the stages waiting on one another: pipeline-bubble-bound when
+// it is about the schedule's bubble (K-1)/(M+K-1), stage-imbalanced when it is 10 points or more above.
+std::optional<Finding> commFinding(const StepTotals& t, const std::optional<PipelineShape>& pipeline = std::nullopt);
 // Step time outside the measured ops >= 30 %: kind compute (whole run only). Needs op stats and
 // phases (both zero when profiling is compiled out). On an emulated device (`emulated`) the time
 // outside the ops is the device's own per-step overhead, and the evidence says so.

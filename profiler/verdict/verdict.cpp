@@ -109,6 +109,9 @@ Verdict classify(const ProfileInput& input) {
     facts.roofline = rooflineFinding(mix);
     const ExperimentView experiment(input.experiment);
     facts.emulated = experiment.emulatedDevice();
+    if (experiment.strategy() == engine::StrategyKind::Pipeline)
+        facts.pipeline = PipelineShape{static_cast<int>(experiment.integer("strategy.stages")),
+                                       static_cast<int>(experiment.integer("strategy.micro_batches"))};
     if (all.compute() > 0) facts.op_share_of_compute = mix.op_seconds_per_replica / all.compute();
 
     Decision decision = decide(considered, facts, overheadFinding(all, mix, facts.emulated));
