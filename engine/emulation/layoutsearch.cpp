@@ -50,7 +50,6 @@ void searchAddRejection(std::vector<RejectedLayout>& out, std::map<std::string, 
 LayoutSearchResult searchCollect(std::vector<RejectedLayout> structural, const std::vector<LayoutEstimate>& estimates,
                                  LayoutOrder order) {
     LayoutSearchResult r;
-    r.rejected = std::move(structural);
     std::vector<RejectedLayout> memory;
     for (const LayoutEstimate& e : estimates) {
         if (e.fits)
@@ -62,7 +61,8 @@ LayoutSearchResult searchCollect(std::vector<RejectedLayout> structural, const s
                      [&](const LayoutEstimate& a, const LayoutEstimate& b) { return searchScore(a, order) < searchScore(b, order); });
     std::stable_sort(memory.begin(), memory.end(),
                      [](const RejectedLayout& a, const RejectedLayout& b) { return a.memory_bytes < b.memory_bytes; });
-    r.rejected.insert(r.rejected.end(), memory.begin(), memory.end());
+    r.rejected = std::move(memory);
+    r.rejected.insert(r.rejected.end(), structural.begin(), structural.end());
     r.evaluated = static_cast<int64_t>(estimates.size());
     return r;
 }
@@ -97,9 +97,11 @@ std::vector<Layout> enumerateLayouts(const TransformerCosts& costs, int64_t glob
                         l.recompute = r;
                         l.interleave = v;
                         if (v > 1 && p == 1) break;
-                        if (const std::string problem = layoutProblem(costs, global_batch, cluster, l); !problem.empty()) {
-                            // Chunk counts that do not fit a stage are grouped per reason kind.
-                            searchAddRejection(local, index, l, problem);
+                        if (!layoutProblem(costs, global_batch, cluster, l).empty()) {
+                            // The mesh and micro-batch are usable (checked above): only the chunks are not.
+                            searchAddRejection(local, index, l,
+                                               "interleaving needs micro-batches a multiple of p and chunks that divide a "
+                                               "stage's layers");
                             continue;
                         }
                         out.push_back(l);
@@ -241,6 +243,9 @@ LayoutSearchResult searchLayoutsFast(const TransformerCosts& costs, int64_t glob
             break;
         }
     }
+    // No start holds even the weights and optimizer state: estimate everything, so that the
+    // rejections say by how much each layout misses.
+    if (seen.empty()) return searchLayoutsExhaustive(costs, global_batch, cluster, space, assumptions, order);
     std::vector<LayoutEstimate> estimates;
     for (const auto& [key, e] : seen) estimates.push_back(e);
     LayoutSearchResult r = searchCollect(std::move(structural), estimates, order);

@@ -30,7 +30,7 @@ struct RejectedLayout {
 
 struct LayoutSearchResult {
     std::vector<LayoutEstimate> ranked;   // layouts that fit, best first
-    std::vector<RejectedLayout> rejected;  // structural reasons first, then memory, nearest to fitting first
+    std::vector<RejectedLayout> rejected;  // memory first (nearest to fitting first), then structural reasons
     int64_t evaluated = 0;   // layouts estimated
     int64_t candidates = 0;  // layouts of the space that can be used (structurally)
 };
@@ -49,7 +49,8 @@ LayoutSearchResult searchLayoutsExhaustive(const TransformerCosts& costs, int64_
 // (micro-batch 1, the fewest stages whose weights and optimizer state fit), move to the best neighbour until none
 // is better; neighbours change one coordinate: t, p (against d or against t) or the micro-batch to
 // the next smaller or larger value, recomputation or chunks to any other. Only the layouts it
-// visits are estimated; `ranked` and `rejected` hold those.
+// visits are estimated; `ranked` and `rejected` hold those. When no start can hold the weights and
+// optimizer state, every layout is estimated (the exhaustive search's result).
 LayoutSearchResult searchLayoutsFast(const TransformerCosts& costs, int64_t global_batch, const GpuCluster& cluster,
                                      const LayoutSpace& space, const LayoutAssumptions& assumptions = {},
                                      LayoutOrder order = LayoutOrder::Time);
