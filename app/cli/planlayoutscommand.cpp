@@ -65,7 +65,7 @@ void printLayouts(const engine::LayoutSearchResult& r, const app::LayoutModel& m
     }
     t.print(stdout);
     std::printf("\nlayout: d data, p pipeline, t tensor degrees; b sequences per micro-batch; recomputation; v model chunks per "
-                "GPU (interleaved 1F1B; none: 1F1B). Times are seconds per step on the busiest GPU; memory per GPU.\n");
+                "GPU (interleaved 1F1B; without v: 1F1B). Times are seconds per step on the busiest GPU; memory per GPU.\n");
     // The best of each mesh: where a d x p x t split ranks whatever its micro-batch and recomputation.
     std::printf("\nbest of each d x p x t:");
     std::set<std::tuple<int, int, int>> seen;
