@@ -49,9 +49,11 @@ void printRow(const char* what, const LayoutEstimate& e) {
 // Narayanan et al., "Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM"
 // (SC'21): GPT-3 175B (96 layers, hidden 12288, 96 heads, sequence 2048, vocabulary 51200) trained on
 // 1,024 A100 GPUs at batch 1536 at 140 teraFLOP/s per GPU (section 5.1, end-to-end training time),
-// with the layout of their Table 1 for this model: tensor-parallel 8 within a DGX node, pipeline-
-// parallel 16 across nodes (micro-batch 1, full activation recomputation, FLOPs counted with it);
-// on 1,024 GPUs that leaves data-parallel 8.
+// counted with full activation recomputation, and in their Table 1 this model's degrees: tensor-
+// parallel 8 within a DGX node, pipeline-parallel 16 across nodes; on 1,024 GPUs that leaves data-
+// parallel 8. Micro-batch 1, full recomputation and 1F1B are our reading (docs/model-parallelism.md).
+// "Among the top three" is checked on the d x p x t meshes, each ranked by its best layout: the
+// planner's micro-batch, recomputation and schedule for a mesh may differ from what they ran.
 TEST(LayoutSearch, Gpt3On1024A100sRanksNarayanansLayoutInTheTopThreeAt140TflopsWithin20Percent) {
     const TransformerCosts c = decoderCosts(kSearchGpt3);
     const GpuCluster cluster = a100Cluster(1024);
