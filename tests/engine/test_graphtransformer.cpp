@@ -2,8 +2,11 @@
 // GPT-style decoder of tests/fixtures/onnx/full/decoder.py and BERT-base, both stripped to shapes.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <tuple>
+
 #include "engine/emulation/graphtransformer.h"
-#include "engine/emulation/layoutmodel.h"
+#include "engine/emulation/layoutsearch.h"
 #include "engine/onnx/onnximport.h"
 #include "tests/engine/catalogdevices.h"
 
@@ -44,6 +47,41 @@ TEST(GraphTransformer, TheDecoderFixtureIsFourBlocksWithTheirParametersAndFlops)
     EXPECT_TRUE(e.fits);
     EXPECT_EQ(e.micro_batches, 8);
     EXPECT_GT(e.bubble_s, 0.0);
+}
+
+// GPT-3 175B as an ONNX graph without weights (full/gpt3_175b.py): the same blocks as the description
+// file's, an output projection of its own; on 1,024 A100 80 GB the planner ranks Narayanan et al.'s
+// mesh among the best three and predicts their layout within 20 % of 140 TFLOP/s (as test_layoutsearch.cpp
+// does from the description).
+TEST(GraphTransformer, Gpt3FromOnnxIsGpt3AndItsReportedLayoutRanksInTheTopThree) {
+    const graph::Graph g = onnx::readOnnx(kFullFixtures + "gpt3_175b.onnx", {.shapes_only = true});
+    const TransformerCosts c = transformerCostsOfGraph(g);
+    const TransformerCosts described = decoderCosts({"gpt3-175b", 96, 12288, 96, 2048, 51200, 0});
+    EXPECT_EQ(c.shape.layers, 96);
+    EXPECT_EQ(c.shape.heads, 96);
+    EXPECT_EQ(c.shape.ffnWidth(), 49152);
+    EXPECT_DOUBLE_EQ(c.layer_params, described.layer_params);
+    EXPECT_DOUBLE_EQ(c.layer_forward_flops, described.layer_forward_flops);
+    EXPECT_DOUBLE_EQ(c.head_forward_flops, described.head_forward_flops);  // every position's logits
+    // Untied: the projection's 51200 x 12288 weights and its bias besides the embedding's.
+    EXPECT_DOUBLE_EQ(c.params(), described.params() + 51200.0 * 12288 + 51200);
+
+    GpuCluster cluster;
+    cluster.device = test::device("a100-sxm4-80gb");
+    cluster.devices = 1024;
+    const LayoutSearchResult r = searchLayoutsExhaustive(c, 1536, cluster, LayoutSpace{});
+    std::set<std::tuple<int, int, int>> meshes;
+    for (const LayoutEstimate& e : r.ranked) {
+        if (meshes.size() == 3) break;
+        meshes.insert({e.layout.data, e.layout.pipeline, e.layout.tensor});
+    }
+    EXPECT_TRUE(meshes.count({8, 16, 8}));
+    Layout reported;
+    reported.data = 8;
+    reported.pipeline = 16;
+    reported.tensor = 8;
+    reported.recompute = Recompute::Full;
+    EXPECT_NEAR(estimateLayout(c, 1536, cluster, reported).hardware_tflops_per_gpu, 140.0, 0.2 * 140.0);
 }
 
 TEST(GraphTransformer, BertBaseHasTwelveBlocksOfTwelveHeads) {
