@@ -127,6 +127,27 @@ struct PlanServingArgs {
 class StopSignals;
 int planServingCommand(const PlanServingArgs& args, const StopSignals& signals);
 
+// plan-layouts: data x pipeline x tensor layouts of a transformer on N GPUs, those that fit memory
+// ranked by step time or cost, the rejected ones with why (docs/model-parallelism.md).
+struct PlanLayoutsArgs {
+    std::string model;                 // a description file (JSON) or an .onnx graph
+    std::string device;                // a catalog id
+    std::string catalog;               // a catalog file; empty: the built-in one
+    int count = 0;                     // GPUs
+    int64_t global_batch = 0;          // 0: the model file's
+    std::string order = "time";        // time | cost
+    int top = 10;
+    int top_rejected = 10;
+    bool exhaustive = false;
+    std::vector<std::string> recompute = {"none", "selective", "full"};
+    int max_interleave = 4;
+    int node_gpus = 8;
+    double network_gbps = 200.0;       // per GPU, each direction
+    bool shard_optimizer = false;
+    bool json = false;
+};
+int planLayoutsCommand(const PlanLayoutsArgs& args);
+
 int runsCommand(const std::string& db, const std::string& status, int limit);
 
 // Time- and cost-to-accuracy of stored runs for any target (docs/time-to-accuracy.md).

@@ -190,6 +190,32 @@ int main(int argc, char** argv) {
     planServingCmd->add_option("--db", planServing.db, "Run store of --measure's MODEL and its load tests")->default_str(defaultDb);
     planServingCmd->add_option("--probe", planServing.probe, "--measure: each configuration's minimum duration (default 2s)");
 
+    cli::PlanLayoutsArgs planLayouts;
+    auto* planLayoutsCmd = app.add_subcommand(
+        "plan-layouts", "Rank data x pipeline x tensor layouts (micro-batches, recomputation, schedule) of a transformer "
+                        "on N GPUs by step time or cost; say why the others are rejected");
+    planLayoutsCmd->add_option("model", planLayouts.model, "The model: a description file (JSON, e.g. experiments/gpt3-175b.json) "
+                                                          "or an ONNX graph (weights not needed)")->required();
+    planLayoutsCmd->add_option("--device", planLayouts.device, "Catalog id of the GPU, e.g. a100-sxm4-80gb")->required();
+    planLayoutsCmd->add_option("--count", planLayouts.count, "GPUs")->required()->check(CLI::Range(1, 1 << 20));
+    planLayoutsCmd->add_option("--global-batch", planLayouts.global_batch, "Sequences per step (default: the model file's)")
+        ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+    planLayoutsCmd->add_option("--catalog", planLayouts.catalog, "Device catalog file (default: the built-in one)");
+    planLayoutsCmd->add_option("--by", planLayouts.order, "Rank by time or cost")->check(CLI::IsMember({"time", "cost"}))->default_str("time");
+    planLayoutsCmd->add_option("--top", planLayouts.top, "Layouts shown (default 10)")->check(CLI::Range(1, 100000));
+    planLayoutsCmd->add_option("--top-rejected", planLayouts.top_rejected, "Rejected layouts shown (default 10)")->check(CLI::Range(0, 100000));
+    planLayoutsCmd->add_flag("--exhaustive", planLayouts.exhaustive, "Estimate every layout (default: the fast search)");
+    planLayoutsCmd->add_option("--recompute", planLayouts.recompute, "Recomputation options: none, selective, full (default all)")
+        ->delimiter(',');
+    planLayoutsCmd->add_option("--max-interleave", planLayouts.max_interleave, "Model chunks per GPU tried (1: 1F1B only; default 4)")
+        ->check(CLI::Range(1, 64));
+    planLayoutsCmd->add_option("--node-gpus", planLayouts.node_gpus, "GPUs per node sharing NVLink (default 8)")->check(CLI::Range(1, 1024));
+    planLayoutsCmd->add_option("--network-gbps", planLayouts.network_gbps,
+                               "Network between nodes per GPU and direction, Gbit/s (default 200: HDR InfiniBand)")
+        ->check(CLI::PositiveNumber);
+    planLayoutsCmd->add_flag("--shard-optimizer", planLayouts.shard_optimizer, "Divide Adam's state over the data-parallel ranks (ZeRO-1)");
+    planLayoutsCmd->add_flag("--json", planLayouts.json, "JSON instead of tables");
+
     std::string validateFile;
     std::vector<std::string> validateOverrides;
     auto* validateCmd = app.add_subcommand("validate", "Check an experiment file (and every point of its sweep) without running it");
@@ -386,6 +412,7 @@ int main(int argc, char** argv) {
     if (*serveCmd) return cli::serveCommand(serve, signals);
     if (*loadtestCmd) return cli::loadtestCommand(loadtest, signals);
     if (*planServingCmd) return cli::planServingCommand(planServing, signals);
+    if (*planLayoutsCmd) return cli::planLayoutsCommand(planLayouts);
     if (*exportModelCmd) return cli::exportModelCommand(exportModel);
     if (*validateCmd) return cli::validateCommand(validateFile, validateOverrides);
     if (*estimateCmd && estimateInference)

@@ -71,5 +71,7 @@ inline std::string clipMaxValue(const std::string& clip) { return clip + "/max";
 // Caps an import checks before it allocates: the file, and the elements of one initializer.
 inline constexpr int64_t kMaxFileBytes = int64_t{1} << 30;
 inline constexpr int64_t kMaxInitializerElements = int64_t{1} << 28;
+// An initializer stripped to its shape (ImportOptions::shapes_only) holds no values: only overflow bounds it.
+inline constexpr int64_t kMaxStrippedElements = int64_t{1} << 40;
 
 }  // namespace trainbench::engine::onnx

@@ -112,10 +112,14 @@ graph::Initializer importInitializer(const ::onnx::TensorProto& t, const std::st
         throw OnnxError(where + ": data type " + std::to_string(t.data_type()) + " is not supported (only FLOAT, 1, and BOOL, 9)");
     if (t.data_location() == ::onnx::TensorProto::EXTERNAL) throw OnnxError(where + ": external data is not supported");
     graph::Initializer init;
+    // A tensor stripped to its shape allocates nothing: its dims are bounded only against overflow (a
+    // GPT-3-sized token embedding has 629 million elements).
+    const bool noData = !t.has_raw_data() && t.float_data_size() == 0 && t.int32_data_size() == 0;
+    const int64_t cap = stripped && noData ? kMaxStrippedElements : kMaxInitializerElements;
     int64_t count = 1;
     for (int64_t d : t.dims()) {
-        if (d < 0 || (d > 0 && count > kMaxInitializerElements / d))
-            throw OnnxError(where + ": dims exceed " + std::to_string(kMaxInitializerElements) + " elements");
+        if (d < 0 || (d > 0 && count > cap / d))
+            throw OnnxError(where + ": dims exceed " + std::to_string(cap) + " elements");
         count *= d;
         init.dims.push_back(d);
     }

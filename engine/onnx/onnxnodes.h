@@ -12,7 +12,7 @@
 namespace trainbench::engine::onnx {
 
 // A float32 initializer from raw_data or float_data; its element count is checked against
-// kMaxInitializerElements and the bytes present before anything is allocated.
+// kMaxInitializerElements (kMaxStrippedElements for one stripped to shapes) and the bytes present before anything is allocated.
 // With `stripped` given, a tensor that has dims but no data at all (a model stripped to shapes) is
 // taken with no values and *stripped set; without it, such a tensor is refused.
 graph::Initializer importInitializer(const ::onnx::TensorProto& t, const std::string& origin, bool* stripped = nullptr);

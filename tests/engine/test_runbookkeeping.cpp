@@ -26,7 +26,7 @@ public:
     int steps = 0;
 };
 
-class Log final : public TrainObserver {
+class BookkeepingLog final : public TrainObserver {
 public:
     void onStepBegin(int64_t step) override { calls.push_back("begin " + std::to_string(step)); }
     void onStepEnd(int64_t step) override { calls.push_back("end " + std::to_string(step)); }
@@ -73,7 +73,7 @@ EvalRecord evaluation(const RunBookkeeping& b, double accuracy) {
 struct Books {
     explicit Books(int64_t batches = 1000) : pipeline(batches) {}
     TrainConfig config;
-    Log log;
+    BookkeepingLog log;
     FixedClock clock;
     testpipeline::NumberedPipeline pipeline;
     TrainInput input{pipeline, 0};
@@ -305,7 +305,7 @@ TEST(RunBookkeeping, EvaluationTimeGoesToTheNextStepNotTheTrainingTime) {
     EXPECT_DOUBLE_EQ(b.summary().train_seconds, 1.0);
     EXPECT_DOUBLE_EQ(b.summary().host_seconds, host + 2.0);
     TrainConfig config;
-    Log log;
+    BookkeepingLog log;
     RunBookkeeping wall(config, log, nullptr, nullptr, {});
     wall.waited(2.0);
     EXPECT_DOUBLE_EQ(wall.summary().train_seconds, 2.0);
