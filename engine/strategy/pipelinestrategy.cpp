@@ -60,7 +60,7 @@ struct PipelineStrategy::Handoff {
 
 PipelineStrategy::PipelineStrategy(const ReplicaSpec& spec, const PipelineSpec& pipeline)
     : spec_(pipeline),
-      evalDevice_(std::make_unique<CpuDevice>(spec.threads * pipeline.stages)),
+      evalDevice_(std::make_unique<CpuDevice>(spec.threads)),
       model_(std::make_unique<Model>(spec.model, spec.sampleShape, spec.numClasses, *evalDevice_, spec.seed)),
       optimizer_(Optimizer::create(spec.optimizer, model_->paramCount())),
       update_(*model_, *optimizer_) {
@@ -112,7 +112,8 @@ PipelineStrategy::PipelineStrategy(const ReplicaSpec& spec, const PipelineSpec& 
         forward_[b] = std::vector<Handoff>(static_cast<size_t>(pipeline.microBatches));
         backward_[b] = std::vector<Handoff>(static_cast<size_t>(pipeline.microBatches));
     }
-    for (int k = 0; k < K; ++k) stages_[static_cast<size_t>(k)]->thread = std::thread([this, k] { stageLoop(k); });
+    // Stage 0 runs on the caller's thread (its phases are the step's, as replica 0's are mirrored's).
+    for (int k = 1; k < K; ++k) stages_[static_cast<size_t>(k)]->thread = std::thread([this, k] { stageLoop(k); });
 }
 
 PipelineStrategy::~PipelineStrategy() {
@@ -121,12 +122,15 @@ PipelineStrategy::~PipelineStrategy() {
         quit_ = true;
     }
     cv_.notify_all();
-    for (auto& s : stages_) s->thread.join();
+    for (auto& s : stages_)
+        if (s->thread.joinable()) s->thread.join();
 }
 
 std::string PipelineStrategy::devices() const {
     return "cpu:" + std::to_string(stages_[0]->device->threads()) + "x" + std::to_string(stages_.size());
 }
+
+void PipelineStrategy::bindThreads() { stages_.front()->device->bindThreads(); }
 
 int PipelineStrategy::slotsOf(int stage) const { return static_cast<int>(stages_.at(static_cast<size_t>(stage))->slots.size()); }
 
@@ -152,7 +156,7 @@ void PipelineStrategy::stageLoop(int k) {
         }
         s.error = nullptr;
         try {
-            runStage(k);
+            runStage(k, {});
         } catch (const Aborted&) {
         } catch (...) {
             s.error = std::current_exception();
@@ -174,19 +178,28 @@ void PipelineStrategy::abort() {
     cv_.notify_all();
 }
 
-void PipelineStrategy::runStage(int k) {
+void PipelineStrategy::runStage(int k, const std::function<void()>& afterForwards) {
     Stage& s = *stages_[static_cast<size_t>(k)];
     s.gradsStarted = false;
     s.lossSum = s.compute = s.comm = s.wait = 0.0;
+    int forwards = 0;
     for (const PipelineOp& op : ops_[static_cast<size_t>(k)]) {
-        if (op.forward) forward(s, k, op.micro);
-        else backward(s, k, op.micro);
+        if (op.forward) {
+            forward(s, k, op.micro);
+            if (++forwards == spec_.microBatches && afterForwards) {
+                TB_PHASE(Input);  // the next batch, prepared on the training thread
+                afterForwards();
+            }
+        } else {
+            backward(s, k, op.micro);
+        }
     }
 }
 
 PipelineStrategy::Handoff& PipelineStrategy::receive(std::vector<Handoff>& box, int micro, double& wait) {
     Handoff& h = box[static_cast<size_t>(micro)];
     const auto t0 = PipeClock::now();
+    TB_PHASE(Communication);  // blocked on the neighbouring stage: the bubble, or a slower stage
     std::unique_lock lock(mutex_);
     cv_.wait(lock, [&] { return aborted_ || h.filled == generation_; });
     if (aborted_ && h.filled != generation_) throw Aborted();
@@ -316,16 +329,21 @@ StrategyStep PipelineStrategy::step(const BatchView& batch, int64_t step, uint64
         stepIndex_ = step;
         stepSeed_ = stepSeed;
         aborted_ = false;
-        running_ = static_cast<int>(stages_.size());
+        running_ = static_cast<int>(stages_.size()) - 1;
         ++generation_;
     }
     cv_.notify_all();
-    if (midpoint) {
-        TB_PHASE(Input);  // the next batch, prepared while the stages work
-        midpoint();
+    Stage& first = *stages_.front();
+    first.error = nullptr;
+    try {
+        runStage(0, midpoint);
+    } catch (const Aborted&) {
+    } catch (...) {
+        first.error = std::current_exception();
+        abort();
     }
     {
-        TB_PHASE(Communication);  // the caller waiting for the stages
+        TB_PHASE(Communication);  // stage 0 done: waiting for the last backwards of the others
         std::unique_lock lock(mutex_);
         cv_.wait(lock, [&] { return running_ == 0; });
     }

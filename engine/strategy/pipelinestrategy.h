@@ -54,7 +54,8 @@ public:
     std::string devices() const override;
     Model& model() override { return *model_; }
     Optimizer& optimizer() override { return *optimizer_; }
-    void bindThreads() override { evalDevice_->bindThreads(); }
+    // The caller's thread runs stage 0 and evaluation, on the threads of one stage.
+    void bindThreads() override;
     std::vector<prof::OpRow> opStats() override;
     // Throws ModelError when the batch has fewer examples than micro-batches; rethrows what a stage threw.
     StrategyStep step(const BatchView& batch, int64_t step, uint64_t stepSeed,
@@ -72,7 +73,8 @@ private:
     class Aborted;
 
     void stageLoop(int k);
-    void runStage(int k);
+    // Runs stage k's ops of the step; `afterForwards` (may be empty) once its last forward is done.
+    void runStage(int k, const std::function<void()>& afterForwards);
     void forward(Stage& s, int k, int micro);
     void backward(Stage& s, int k, int micro);
     // Waits for micro-batch `micro` in `box` from this step; the seconds waited go to `wait`.
