@@ -42,6 +42,7 @@ struct PipelineStrategy::Stage {
     int first = 0, last = 0;                 // its layers: [first, last) of the model's
     int64_t paramOffset = 0, paramCount = 0; // its span of the flat parameter buffer
     std::vector<std::unique_ptr<Slot>> slots;
+    std::vector<double> layerSeconds;  // per model layer: its time in the measured step (its own layers only)
     std::thread thread;
     bool gradsStarted = false;  // this step's first micro-batch gradients are in (later ones add)
     double lossSum = 0.0;       // last stage: loss x examples over the micro-batches
@@ -72,40 +73,18 @@ PipelineStrategy::PipelineStrategy(const ReplicaSpec& spec, const PipelineSpec& 
     const auto& layers = model_->layers();
     starts_ = ::trainbench::engine::stageStarts(layers, K, pipeline.boundaries, 32);
     ops_ = pipelineOps(pipeline.schedule, K, pipeline.microBatches);
-    std::vector<int64_t> offsets(layers.size() + 1, 0);
-    for (size_t i = 0; i < layers.size(); ++i) offsets[i + 1] = offsets[i] + layers[i]->paramCount();
-    float* params = model_->params();
-    float* state = model_->state().data();
     for (int k = 0; k < K; ++k) {
         auto s = std::make_unique<Stage>();
         s->device = std::make_unique<CpuDevice>(spec.threads);
-        s->first = starts_[static_cast<size_t>(k)];
-        s->last = k + 1 < K ? starts_[static_cast<size_t>(k) + 1] : static_cast<int>(layers.size());
-        s->paramOffset = offsets[static_cast<size_t>(s->first)];
-        s->paramCount = offsets[static_cast<size_t>(s->last)] - s->paramOffset;
+        s->layerSeconds.assign(layers.size(), 0.0);
         for (int j = 0; j < microBatchesInFlight(pipeline.schedule, K, pipeline.microBatches, k); ++j) {
             auto slot = std::make_unique<Slot>();
             slot->stack = buildLayerStack(spec.model, spec.sampleShape, spec.numClasses, *s->device);
-            slot->grads = AlignedBuffer(static_cast<size_t>(std::max<int64_t>(s->paramCount, 1)));
-            // The stage's layers work on the model's parameters and state, each set on its own gradients.
-            int64_t stateAt = 0;
-            for (size_t i = 0; i < slot->stack.layers.size(); ++i) {
-                Layer& l = *slot->stack.layers[i];
-                const bool mine = static_cast<int>(i) >= s->first && static_cast<int>(i) < s->last;
-                if (mine && l.stateCount() > 0) {
-                    // bindState resets the running statistics to their initial values: keep the model's.
-                    std::vector<float> keep(state + stateAt, state + stateAt + l.stateCount());
-                    l.bindState(state + stateAt);
-                    std::copy(keep.begin(), keep.end(), state + stateAt);
-                }
-                stateAt += l.stateCount();
-                if (mine && l.paramCount() > 0)
-                    l.bindParams(params + offsets[i], slot->grads.data() + (offsets[i] - s->paramOffset));
-            }
             s->slots.push_back(std::move(slot));
         }
         stages_.push_back(std::move(s));
     }
+    place(starts_);
     forward_.resize(static_cast<size_t>(K > 1 ? K - 1 : 0));
     backward_.resize(forward_.size());
     for (size_t b = 0; b < forward_.size(); ++b) {
@@ -114,6 +93,52 @@ PipelineStrategy::PipelineStrategy(const ReplicaSpec& spec, const PipelineSpec& 
     }
     // Stage 0 runs on the caller's thread (its phases are the step's, as replica 0's are mirrored's).
     for (int k = 1; k < K; ++k) stages_[static_cast<size_t>(k)]->thread = std::thread([this, k] { stageLoop(k); });
+}
+
+void PipelineStrategy::place(const std::vector<int>& starts) {
+    starts_ = starts;
+    const auto& layers = model_->layers();
+    std::vector<int64_t> offsets(layers.size() + 1, 0), stateOffsets(layers.size() + 1, 0);
+    for (size_t i = 0; i < layers.size(); ++i) {
+        offsets[i + 1] = offsets[i] + layers[i]->paramCount();
+        stateOffsets[i + 1] = stateOffsets[i] + layers[i]->stateCount();
+    }
+    float* params = model_->params();
+    float* state = model_->state().data();
+    const int K = static_cast<int>(stages_.size());
+    for (int k = 0; k < K; ++k) {
+        Stage& s = *stages_[static_cast<size_t>(k)];
+        s.first = starts_[static_cast<size_t>(k)];
+        s.last = k + 1 < K ? starts_[static_cast<size_t>(k) + 1] : static_cast<int>(layers.size());
+        s.paramOffset = offsets[static_cast<size_t>(s.first)];
+        s.paramCount = offsets[static_cast<size_t>(s.last)] - s.paramOffset;
+        for (auto& slot : s.slots) {
+            slot->grads = AlignedBuffer(static_cast<size_t>(std::max<int64_t>(s.paramCount, 1)));
+            // The stage's layers work on the model's parameters and state, each set on its own
+            // gradients. (Layers of other stages keep whatever they were bound to: they never run here.)
+            for (int i = s.first; i < s.last; ++i) {
+                Layer& l = *slot->stack.layers[static_cast<size_t>(i)];
+                if (l.stateCount() > 0) {
+                    // bindState resets the running statistics to their initial values: keep the model's.
+                    float* at = state + stateOffsets[static_cast<size_t>(i)];
+                    std::vector<float> keep(at, at + l.stateCount());
+                    l.bindState(at);
+                    std::copy(keep.begin(), keep.end(), at);
+                }
+                if (l.paramCount() > 0)
+                    l.bindParams(params + offsets[static_cast<size_t>(i)],
+                                 slot->grads.data() + (offsets[static_cast<size_t>(i)] - s.paramOffset));
+            }
+        }
+    }
+}
+
+void PipelineStrategy::rebalanceFromMeasurements() {
+    std::vector<double> seconds(model_->layers().size(), 0.0);
+    for (auto& s : stages_)
+        for (int i = s->first; i < s->last; ++i) seconds[static_cast<size_t>(i)] = s->layerSeconds[static_cast<size_t>(i)];
+    const std::vector<int> balanced = balanceStages(seconds, static_cast<int>(stages_.size()));
+    if (balanced != starts_) place(balanced);
 }
 
 PipelineStrategy::~PipelineStrategy() {
@@ -249,7 +274,13 @@ void PipelineStrategy::forward(Stage& s, int k, int micro) {
             // Micro-batch 0 draws the dropout masks a single device would; the others their own.
             const uint64_t seed = deriveSeed(stepSeed_, kSeedDropout, static_cast<uint64_t>(i));
             l.setStepSeed(micro == 0 ? seed : deriveSeed(seed, kSeedReplica, static_cast<uint64_t>(micro)));
-            t = &l.forward(*t, /*training=*/true);
+            if (measuring_) {
+                const auto l0 = PipeClock::now();
+                t = &l.forward(*t, /*training=*/true);
+                s.layerSeconds[static_cast<size_t>(i)] += secondsFrom(l0);
+            } else {
+                t = &l.forward(*t, /*training=*/true);
+            }
         }
         s.device->stream().wait();
     }
@@ -290,7 +321,9 @@ void PipelineStrategy::backward(Stage& s, int k, int micro) {
     {
         TB_PHASE(Backward);
         for (int i = s.last; i-- > s.first;) {
+            const auto l0 = PipeClock::now();
             g = slot.stack.layers[static_cast<size_t>(i)]->backward(*g);
+            if (measuring_) s.layerSeconds[static_cast<size_t>(i)] += secondsFrom(l0);
             if (!g) break;
         }
         s.device->stream().wait();
@@ -322,6 +355,10 @@ StrategyStep PipelineStrategy::step(const BatchView& batch, int64_t step, uint64
     for (int64_t m = 0; m < batch.count % M; ++m) ++microRows_[static_cast<size_t>(m)];
     microFirst_.assign(static_cast<size_t>(M), 0);
     for (size_t m = 1; m < microFirst_.size(); ++m) microFirst_[m] = microFirst_[m - 1] + microRows_[m - 1];
+    // Without boundaries from the user, the third step this strategy runs (its kernels' plans made by
+    // then) is timed layer by layer, and the stages are cut again where those times balance.
+    ++stepsRun_;
+    measuring_ = spec_.boundaries.empty() && stages_.size() > 1 && stepsRun_ == kMeasuredStep;
     const auto t0 = PipeClock::now();
     {
         std::lock_guard lock(mutex_);
@@ -350,6 +387,10 @@ StrategyStep PipelineStrategy::step(const BatchView& batch, int64_t step, uint64
     for (auto& s : stages_)
         if (s->error) std::rethrow_exception(s->error);
     const double wall = secondsFrom(t0);
+    if (measuring_) {
+        measuring_ = false;
+        rebalanceFromMeasurements();
+    }
     {
         TB_PHASE(Optimizer);
         for (const auto& [offset, count] : model_->gradientSpans()) update_(offset, count, step);

@@ -61,8 +61,10 @@ public:
     StrategyStep step(const BatchView& batch, int64_t step, uint64_t stepSeed,
                       const std::function<void()>& midpoint) override;
 
-    // Where each stage begins in model().layers().
+    // Where each stage begins in model().layers(): the boundaries given, or balanced by estimated
+    // layer times at first and, from the third step on, by the layer times that step measured.
     const std::vector<int>& stageStarts() const { return starts_; }
+    static constexpr int64_t kMeasuredStep = 3;
     // The sets of layers stage k keeps (micro-batches it may hold at once).
     int slotsOf(int stage) const;
 
@@ -81,6 +83,10 @@ private:
     Handoff& receive(std::vector<Handoff>& box, int micro, double& wait);
     void send(std::vector<Handoff>& box, int micro, const Tensor* t);
     void abort();
+    // Gives each stage the layers from starts[k] and binds them (every set) to the model's
+    // parameters and state and to the set's own gradients. Between steps only.
+    void place(const std::vector<int>& starts);
+    void rebalanceFromMeasurements();
 
     PipelineSpec spec_;
     std::unique_ptr<CpuDevice> evalDevice_;
@@ -104,6 +110,8 @@ private:
     int running_ = 0;
     bool quit_ = false;
     bool aborted_ = false;  // a stage failed this step: the others stop waiting
+    int64_t stepsRun_ = 0;
+    bool measuring_ = false;  // this step times every layer (read by the stages after the hand-over)
 };
 
 }  // namespace trainbench::engine
