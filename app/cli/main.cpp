@@ -194,7 +194,7 @@ int main(int argc, char** argv) {
     auto* planLayoutsCmd = app.add_subcommand(
         "plan-layouts", "Rank data x pipeline x tensor layouts (micro-batches, recomputation, schedule) of a transformer "
                         "on N GPUs by step time or cost; say why the others are rejected");
-    planLayoutsCmd->add_option("model", planLayouts.model, "The model: a description file (JSON, e.g. experiments/gpt3-175b.json) "
+    planLayoutsCmd->add_option("model", planLayouts.model, "The model: a description file (JSON, e.g. experiments/models/gpt3-175b.json) "
                                                           "or an ONNX graph (weights not needed)")->required();
     planLayoutsCmd->add_option("--device", planLayouts.device, "Catalog id of the GPU, e.g. a100-sxm4-80gb")->required();
     planLayoutsCmd->add_option("--count", planLayouts.count, "GPUs")->required()->check(CLI::Range(1, 1 << 20));

@@ -1,6 +1,6 @@
 #pragma once
 // The model the layout planner splits (trainbench-cli plan-layouts, docs/model-parallelism.md): a
-// transformer described by its sizes in a small JSON file (experiments/gpt3-175b.json), or read
+// transformer described by its sizes in a small JSON file (experiments/models/gpt3-175b.json), or read
 // from an ONNX graph (weights not needed) whose repeated blocks are its layers.
 #include <cstdint>
 #include <optional>

@@ -20,7 +20,7 @@ std::string layoutFileError(const std::string& text) {
 }
 
 TEST(LayoutModelFile, TheShippedGpt3FileIsGpt3) {
-    const LayoutModel m = readLayoutModel(std::string(TRAINBENCH_SOURCE_DIR) + "/experiments/gpt3-175b.json");
+    const LayoutModel m = readLayoutModel(std::string(TRAINBENCH_SOURCE_DIR) + "/experiments/models/gpt3-175b.json");
     EXPECT_EQ(m.costs.shape.name, "gpt3-175b");
     EXPECT_EQ(m.costs.shape.layers, 96);
     EXPECT_EQ(m.costs.shape.hidden, 12288);

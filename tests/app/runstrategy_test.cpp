@@ -101,7 +101,7 @@ TEST(RunStrategy, MultiWorkerJoinsItsJob) {
     ASSERT_NE(mw, nullptr);
     EXPECT_EQ(mw->replicas(), 1);
     ASSERT_EQ(b.said.size(), 2u);
-    EXPECT_EQ(b.said[0], "joined the job as rank 0 of 1");
+    EXPECT_EQ(b.said[0], "joined the job as rank 0 of 1 (gloo)");
     EXPECT_NE(b.said[1].find("; multi_worker on cpu:1x1"), std::string::npos) << b.said[1];
 }
 

@@ -135,7 +135,7 @@ TEST(StrategyFactory, MultiWorkerJoinsItsJob) {
     EXPECT_EQ(mw->rank(), 0);
     EXPECT_EQ(s->replicas(), 1);
     EXPECT_EQ(s->devices(), "cpu:1x1");
-    EXPECT_EQ(said, std::vector<std::string>{"joined the job as rank 0 of 1"});
+    EXPECT_EQ(said, std::vector<std::string>{"joined the job as rank 0 of 1 (gloo)"});
 }
 
 // The chief of a parameter_server job listens for its workers at once (its servers are reached at

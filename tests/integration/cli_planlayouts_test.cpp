@@ -1,4 +1,4 @@
-// End to end: `trainbench-cli plan-layouts` splits GPT-3 175B (experiments/gpt3-175b.json) over 1,024
+// End to end: `trainbench-cli plan-layouts` splits GPT-3 175B (experiments/models/gpt3-175b.json) over 1,024
 // A100 80 GB and a GPT-style decoder read from ONNX over 8, prints the per-layout figures and the
 // rejected layouts with why, and refuses bad input naming what and where.
 #include <gtest/gtest.h>
@@ -17,7 +17,7 @@ using trainbench::testing::writeFile;
 
 namespace {
 
-const std::string kGpt3File = std::string(TRAINBENCH_SOURCE_DIR) + "/experiments/gpt3-175b.json";
+const std::string kGpt3File = std::string(TRAINBENCH_SOURCE_DIR) + "/experiments/models/gpt3-175b.json";
 const std::string kGptSmallOnnx = std::string(TRAINBENCH_SOURCE_DIR) + "/tests/fixtures/onnx/full/gpt_small.onnx";
 
 }  // namespace

@@ -51,12 +51,12 @@ TEST(RunStoreTypedColumns, TheProfilerReadsTheStrategyAsItsKindAndRefusesAnUnkno
         writer.finish(RunStatus::Completed, engine::RunSummary{});
     }
     EXPECT_EQ(RunStore::open(path).profileInput(id).strategy, engine::StrategyKind::ParameterServer);
-    RawDb(path).exec("UPDATE runs SET strategy = 'pipeline' WHERE id = " + std::to_string(id.value));
+    RawDb(path).exec("UPDATE runs SET strategy = 'zero3' WHERE id = " + std::to_string(id.value));
     try {
         RunStore::open(path).profileInput(id);
         FAIL() << "no StoreError";
     } catch (const StoreError& e) {
-        EXPECT_EQ(std::string(e.what()), path + ": run " + std::to_string(id.value) + " has unknown strategy 'pipeline'");
+        EXPECT_EQ(std::string(e.what()), path + ": run " + std::to_string(id.value) + " has unknown strategy 'zero3'");
     }
 }
 
