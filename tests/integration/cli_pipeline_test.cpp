@@ -1,0 +1,83 @@
+// strategy "pipeline" end to end on Fashion-MNIST: `trainbench-cli run` trains W1's MLP cut into
+// stages on threads; its loss curve is one device's on the same global batch, the run records each
+// stage's step breakdown and its verdict speaks of the pipeline; malformed pipeline keys and an
+// emulated device are refused naming the key.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "profiler/store/runstore.h"
+#include "tests/integration/clirunner.h"
+#include "tests/integration/multiworkerjob.h"
+
+using namespace trainbench;
+using trainbench::testing::runCli;
+using trainbench::testing::stepsOf;
+using trainbench::testing::TempDir;
+using trainbench::testing::worstRelativeLossDifference;
+using trainbench::testing::writeExperiment;
+
+TEST(CliPipeline, FollowsOneDevicesLossCurveAndRecordsEveryStage) {
+    TempDir tmp;
+    const std::string db = (tmp.path / "runs.db").string();
+    auto single = runCli({"run", writeExperiment(tmp.path, "single", 64, 50, ""), "--db", db, "-q"}, tmp.path);
+    ASSERT_EQ(single.exitCode, 0) << single.err;
+    const auto reference = stepsOf(db, "single");
+    ASSERT_EQ(reference.size(), 50u);
+    for (const char* schedule : {"gpipe", "1f1b"}) {
+        const std::string name = std::string("pipe-") + schedule;
+        auto run = runCli({"run",
+                           writeExperiment(tmp.path, name, 64, 50,
+                                           std::string("\"type\": \"pipeline\", \"stages\": 2, \"micro_batches\": 4, "
+                                                       "\"schedule\": \"") + schedule + "\""),
+                           "--db", db},
+                          tmp.path);
+        ASSERT_EQ(run.exitCode, 0) << run.err << run.out;
+        EXPECT_NE(run.err.find("pipeline on cpu:1x2"), std::string::npos) << run.err;
+        const auto steps = stepsOf(db, name);
+        ASSERT_EQ(steps.size(), 50u);
+        const double worst = worstRelativeLossDifference(steps, reference);
+        EXPECT_LT(worst, 1e-5) << schedule << ": losses differ from one device's by up to " << worst;
+
+        auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
+        const auto row = store.findRun(name);
+        ASSERT_TRUE(row);
+        EXPECT_EQ(row->strategy, "pipeline");
+        EXPECT_EQ(row->devices, "cpu:1x2");
+        const auto stages = store.replicaSteps(row->id);
+        ASSERT_EQ(stages.size(), 100u);
+        for (size_t i = 0; i < stages.size(); ++i) {
+            EXPECT_EQ(stages[i].replica.rank, static_cast<int>(i % 2));
+            EXPECT_EQ(stages[i].replica.samples, 64) << "every stage sees the whole batch";
+            EXPECT_GT(stages[i].replica.compute_seconds, 0.0);
+        }
+        // The profile reads the run back: the pipeline's own verdict words, never "gradient exchange"
+        // as its summary.
+        auto profile = runCli({"profile", name, "--db", db}, tmp.path);
+        ASSERT_EQ(profile.exitCode, 0) << profile.err;
+        EXPECT_EQ(profile.out.find("Communication-bound: "), std::string::npos) << profile.out;
+    }
+}
+
+TEST(CliPipeline, MalformedKeysAndEmulatedDevicesAreRefusedNamingTheKey) {
+    TempDir tmp;
+    const std::string x = writeExperiment(tmp.path, "pipe", 64, 5, "\"type\": \"pipeline\", \"stages\": 3");
+    auto bad = runCli({"run", x, "--set", "strategy.stage_boundaries=2;4"}, tmp.path);
+    EXPECT_EQ(bad.exitCode, 2);
+    EXPECT_NE(bad.err.find("strategy.stage_boundaries: is \"2;4\", not comma-separated layer indices"), std::string::npos)
+        << bad.err;
+    auto count = runCli({"run", x, "--set", "strategy.stage_boundaries=2"}, tmp.path);
+    EXPECT_EQ(count.exitCode, 2);
+    EXPECT_NE(count.err.find("strategy.stage_boundaries: names 1 boundaries but 3 stages need 2"), std::string::npos)
+        << count.err;
+    auto order = runCli({"run", x, "--db", (tmp.path / "r.db").string(), "--set", "strategy.stage_boundaries=3,2"}, tmp.path);
+    EXPECT_NE(order.exitCode, 0);
+    EXPECT_NE(order.err.find("strategy.stage_boundaries[1]: 2 must be after 3"), std::string::npos) << order.err;
+    auto emulated = runCli({"run", x, "--db", (tmp.path / "r.db").string(), "--set", "device.type=a100-sxm4-80gb"}, tmp.path);
+    EXPECT_NE(emulated.exitCode, 0);
+    EXPECT_NE(emulated.err.find("strategy.type 'pipeline' trains on this host's CPU"), std::string::npos) << emulated.err;
+    auto notPipeline = runCli({"run", writeExperiment(tmp.path, "m", 64, 5, "\"type\": \"mirrored\", \"micro_batches\": 8")},
+                              tmp.path);
+    EXPECT_EQ(notPipeline.exitCode, 2);
+    EXPECT_NE(notPipeline.err.find("they are 'pipeline' keys"), std::string::npos) << notPipeline.err;
+}
