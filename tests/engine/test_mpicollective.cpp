@@ -14,6 +14,7 @@
 #include "childprocess.h"
 #include "engine/collective/mpicollective.h"
 #include "engine/util/errors.h"
+#include "tests/mpisanitizers.h"
 
 using namespace trainbench;
 using engine::test::ChildProcess;
@@ -23,6 +24,7 @@ namespace {
 // mpirun's arguments as trainbench's launcher gives them (app/job/mpiruntaskhost.cpp), the program
 // put first by ChildProcess.
 std::vector<std::string> mpirunArgs(int ranks, const std::string& scenario) {
+    trainbench::testing::prepareMpiUnderSanitizers();
     std::vector<std::string> argv{"-np", std::to_string(ranks), "--bind-to", "none", "--oversubscribe",
                                   "--mca", "mpi_yield_when_idle", "1", "--mca", "btl", "self,vader",
                                   "--mca", "oob_tcp_if_include", "lo"};

@@ -17,6 +17,7 @@
 #include "profiler/store/runstore.h"
 #include "tests/app/programoutput.h"
 #include "tests/integration/clirunner.h"
+#include "tests/mpisanitizers.h"
 
 using namespace trainbench;
 using trainbench::testing::runCli;
@@ -103,6 +104,7 @@ TEST(CliLaunchScript, TheSlurmScriptRunsTheJob) {
 // TF_CONFIG and no token. Its srun line runs for real, with mpirun standing in for srun's PMIx
 // launch on this machine; a Kubeflow TFJob is refused (its pods have no MPI launcher).
 TEST(CliLaunchScript, TheSlurmScriptOfAnMpiJobRunsItUnderAnMpiLauncher) {
+    trainbench::testing::prepareMpiUnderSanitizers();
     TempDir tmp;
     const std::string script = (tmp.path / "job.sbatch").string();
     const std::string db = (tmp.path / "runs.db").string();

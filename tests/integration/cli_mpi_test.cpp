@@ -13,6 +13,7 @@
 #include "profiler/store/runstore.h"
 #include "tests/integration/clirunner.h"
 #include "tests/integration/multiworkerjob.h"
+#include "tests/mpisanitizers.h"
 
 using namespace trainbench;
 using trainbench::testing::CliProcess;
@@ -28,6 +29,9 @@ namespace {
 
 const std::string kMpiRanks =
     "\"type\": \"multi_worker\", \"replicas\": 2, \"threads_per_replica\": 1, \"collective\": \"mpi\"";
+
+// Every test here starts an MPI job.
+const bool kPrepared = (trainbench::testing::prepareMpiUnderSanitizers(), true);
 
 }  // namespace
 
