@@ -20,8 +20,9 @@ Evidence inputEvidence(const StepTotals& t) {
 Evidence commEvidence(const StepTotals& t) {
     return text::percentEvidence("comm_fraction", t.commFraction(),
                                  text::percent(t.commFraction()) +
-                                     " % of step time blocked on the gradient exchange, moving data or waiting for "
-                                     "peers (>= 20 % is communication-bound)");
+                                     " % of step time blocked on communication: the gradient exchange, moving "
+                                     "data or waiting for peers, or a pipeline stage's hand-offs (>= 20 % is "
+                                     "communication-bound)");
 }
 
 Evidence meanStepEvidence(const StepTotals& t) {
