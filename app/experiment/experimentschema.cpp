@@ -680,6 +680,10 @@ SchemaKey buildSchema() {
                                                             s["stages"].dump() + " stages need " +
                                                             std::to_string(s["stages"].get<int64_t>() - 1));
         }
+        if (s["type"] == "pipeline" && s["replicas"].get<int64_t>() != 1)
+            issues.add(where + ".replicas", "is " + s["replicas"].dump() +
+                                                " but a pipeline trains one replica here: data x pipeline layouts are "
+                                                "planned (trainbench-cli plan-layouts), not trained yet");
         if (s["type"] != "pipeline" && (s["stages"] != 2 || s["micro_batches"] != 4 || s.contains("stage_boundaries")))
             issues.add(where + ".type", "is " + s["type"].dump() + " but stages, micro_batches or stage_boundaries "
                                         "are set; they are 'pipeline' keys");

@@ -76,6 +76,10 @@ TEST(CliPipeline, MalformedKeysAndEmulatedDevicesAreRefusedNamingTheKey) {
     auto emulated = runCli({"run", x, "--db", (tmp.path / "r.db").string(), "--set", "device.type=a100-sxm4-80gb"}, tmp.path);
     EXPECT_NE(emulated.exitCode, 0);
     EXPECT_NE(emulated.err.find("strategy.type 'pipeline' trains on this host's CPU"), std::string::npos) << emulated.err;
+    auto replicated = runCli({"run", x, "--set", "strategy.replicas=2"}, tmp.path);
+    EXPECT_EQ(replicated.exitCode, 2);
+    EXPECT_NE(replicated.err.find("strategy.replicas: is 2 but a pipeline trains one replica here"), std::string::npos)
+        << replicated.err;
     auto notPipeline = runCli({"run", writeExperiment(tmp.path, "m", 64, 5, "\"type\": \"mirrored\", \"micro_batches\": 8")},
                               tmp.path);
     EXPECT_EQ(notPipeline.exitCode, 2);
