@@ -197,6 +197,22 @@ TEST(ExperimentValidation, SeveralIssuesAreReportedTogether) {
     EXPECT_EQ(std::count(what.begin(), what.end(), '\n'), 4) << what;
 }
 
+// strategy.stage_boundaries is text from the user: anything but comma-separated layer indices is
+// refused naming the key, before a number is parsed or a list is allocated.
+TEST(ExperimentValidation, StageBoundariesAreLayerIndicesOnly) {
+    const auto pipeline = [](const std::string& boundaries) {
+        return withModel(R"("strategy": {"type": "pipeline", "stages": 3, "stage_boundaries": )" + boundaries + "},");
+    };
+    EXPECT_EQ(parseExperiment(pipeline(R"(" 2 , 4 ")"), "test.json").strategy.stage_boundaries, (std::vector<int>{2, 4}));
+    EXPECT_NE(errorOf(pipeline(R"("")")).find("strategy.stage_boundaries: must not be empty"), std::string::npos);
+    for (const std::string bad : {R"("2,")", R"(",2")", R"("2,,4")", R"("-1,2")", R"("2.5,4")",
+                                  R"("99999999999999999999,1")", R"("2;rm -rf /")", R"("2\t4")", R"("0x2,4")"}) {
+        const std::string what = errorOf(pipeline(bad));
+        EXPECT_NE(what.find("strategy.stage_boundaries: is "), std::string::npos) << bad << ": " << what;
+        EXPECT_NE(what.find("not comma-separated layer indices"), std::string::npos) << bad << ": " << what;
+    }
+}
+
 // strategy.collective picks how a multi_worker job's processes all-reduce; no other strategy has
 // processes exchanging gradients, and a name outside the two is refused with the choices.
 TEST(ExperimentValidation, CollectiveIsForMultiWorkerJobs) {

@@ -320,6 +320,33 @@ TEST(CliLaunchScript, TheSlurmScriptHandsHostileArgumentsOverUnchanged) {
     EXPECT_FALSE(somethingRan(tmp.path)) << text;
 }
 
+// The same hostile name, paths and override in an MPI job's script (srun --mpi=pmix, no TF_CONFIG):
+// each reaches trainbench-cli as one argument, unchanged, and nothing else runs.
+TEST(CliLaunchScript, TheMpiSlurmScriptHandsHostileArgumentsOverUnchanged) {
+    TempDir tmp;
+    const auto file = hostileExperiment(tmp.path, kEvilName);
+    const std::string db = (tmp.path / kEvilDbName).string();
+    const std::string script = (tmp.path / "job.sbatch").string();
+    const auto gen = runCli({"launch-script", file.string(), "--slurm", "--db", db, "--set", kEvilOverride, "--set",
+                             "strategy.collective=mpi", "-o", script},
+                            tmp.path);
+    ASSERT_EQ(gen.exitCode, 0) << gen.err;
+    const std::string text = trainbench::testing::readAll(script);
+    const auto syntax = trainbench::testing::runProgram({"bash", "-n", script});
+    EXPECT_EQ(syntax.exitCode, 0) << syntax.err;
+    const std::string recorder = "#!/bin/bash\nprintf '%s\\0' \"$@\" > " + (tmp.path / "args.").string() +
+                                 "\"$SLURM_PROCID\"\n";
+    const int rc = runSlurmScript(tmp.path, script, {"127.0.0.1", "localhost"}, -1, 0, recorder);
+    ASSERT_EQ(rc, 0) << trainbench::testing::readAll(tmp.path / "slurm.out") << "\n" << text;
+    std::string expected;
+    for (const std::string& arg : {std::string("worker"), "--db=" + db, "--set=" + kEvilOverride,
+                                   std::string("--set=strategy.collective=mpi"), std::string("--"), file.string()})
+        expected += arg + '\0';
+    for (const char* task : {"args.0", "args.1"})
+        EXPECT_EQ(trainbench::testing::readAll(tmp.path / task), expected) << task << "\n" << text;
+    EXPECT_FALSE(somethingRan(tmp.path)) << text;
+}
+
 TEST(CliLaunchScript, TheKubeflowManifestKeepsHostileStringsAsData) {
     TempDir tmp;
     const auto file = hostileExperiment(tmp.path, kEvilName + "\"}\n---\nkind: Pod\n");
