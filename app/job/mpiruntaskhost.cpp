@@ -199,13 +199,7 @@ bool MpirunTaskHost::stopped(pid_t pid) {
     return false;
 }
 
-std::optional<TaskExit> MpirunTaskHost::waitForExit(Clock::time_point deadline) {
-    int status = 0;
-    const pid_t pid = ::waitpid(-1, &status, WNOHANG);
-    if (pid > 0) return TaskExit{pid, status};
-    std::this_thread::sleep_until(deadline);
-    return std::nullopt;
-}
+std::optional<TaskExit> MpirunTaskHost::waitForExit(Clock::time_point deadline) { return waitForAnyChild(deadline); }
 
 void MpirunTaskHost::reap(pid_t pid) { ::waitpid(pid, nullptr, 0); }
 

@@ -40,13 +40,15 @@ void ProcessTaskHost::signal(pid_t pid, int sig) { ::kill(pid, sig); }
 
 bool ProcessTaskHost::stopped(pid_t pid) { return processStopped(pid); }
 
-std::optional<TaskExit> ProcessTaskHost::waitForExit(Clock::time_point deadline) {
+std::optional<TaskExit> waitForAnyChild(TaskHost::Clock::time_point deadline) {
     int status = 0;
     const pid_t pid = ::waitpid(-1, &status, WNOHANG);
     if (pid > 0) return TaskExit{pid, status};
     std::this_thread::sleep_until(deadline);
     return std::nullopt;
 }
+
+std::optional<TaskExit> ProcessTaskHost::waitForExit(Clock::time_point deadline) { return waitForAnyChild(deadline); }
 
 void ProcessTaskHost::reap(pid_t pid) { ::waitpid(pid, nullptr, 0); }
 

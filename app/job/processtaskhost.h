@@ -19,6 +19,9 @@ struct TaskCommand {
 
 // True when the process is stopped (state T or t in /proc/<pid>/stat: SIGSTOP, SIGTSTP, a debugger).
 bool processStopped(pid_t pid);
+// One look for a child of this process that ended (waitpid of any child, not blocking); when none
+// had, a sleep until `deadline`. What the hosts that spawn their tasks as children use.
+std::optional<TaskExit> waitForAnyChild(TaskHost::Clock::time_point deadline);
 
 class ProcessTaskHost final : public TaskHost {
 public:
