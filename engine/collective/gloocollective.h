@@ -25,13 +25,17 @@ struct GlooTransport {
     // Told about every connection refused for not proving the job token (from any thread, Gloo's
     // own included). Default: one line on stderr.
     std::function<void(const std::string&)> report;
+    // How long a rank waits for every other rank to reach the store before connecting (their
+    // processes start, load data and build the model at different speeds). Zero means the
+    // collective's timeout; a longer allowance keeps a short strategy.timeout_s for the steps.
+    std::chrono::milliseconds arrivalTimeout{0};
 };
 
 class GlooCollective final : public Collective {
 public:
     // Meets the other ranks through the store at `storeAddress` (host:port). Throws RendezvousError
     // if the store cannot be reached, refuses `token`, or the other ranks do not all arrive within
-    // `timeout`; CollectiveError if connecting to them fails (the message names the peer, and the
+    // the transport's arrivalTimeout (or `timeout`); CollectiveError if connecting to them fails (the message names the peer, and the
     // address of every stranger refused meanwhile). `timeout` also bounds every operation.
     GlooCollective(int rank, int size, const std::string& storeAddress, const std::string& token,
                    std::chrono::milliseconds timeout, const GlooTransport& transport = {});

@@ -1,5 +1,7 @@
 #include "engine/strategy/strategyfactory.h"
 
+#include <algorithm>
+#include <chrono>
 #include <stdexcept>
 #include <string>
 
@@ -16,6 +18,8 @@
 namespace trainbench::engine {
 
 namespace {
+
+constexpr std::chrono::milliseconds kArrivalAllowance{60'000};
 
 const JobSpec& jobOf(const StrategySpec& spec) {
     if (!spec.job)
@@ -42,6 +46,9 @@ std::unique_ptr<Strategy> multiWorker(const StrategySpec& spec) {
     } else {
         GlooTransport transport;
         transport.hostname = job.cluster.self().host;
+        // Ranks start, load their data and build the model at their own pace (seconds apart on a
+        // loaded machine): a short strategy.timeout_s is for the steps, not for the slowest start.
+        transport.arrivalTimeout = std::max<std::chrono::milliseconds>(job.timeout, kArrivalAllowance);
         collective = std::make_unique<GlooCollective>(rank, spec.replicas, job.cluster.coordinator().text(), job.token,
                                                       job.timeout, transport);
     }
