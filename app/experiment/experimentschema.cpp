@@ -649,6 +649,10 @@ SchemaKey buildSchema() {
              [](const json& v, Experiment& out) {
                  out.strategy.stage_boundaries = *parseStageBoundaries(v.get<std::string>());  // checked below
              }),
+        integer("tensor", sc.tensor, Range::ge(1).le(64),
+                "tensor: devices each dense and convolution layer is split across (Megatron-style: by outputs, "
+                "then the next layer by inputs, one all-reduce per pair), each of threads_per_replica threads.",
+                to(&Experiment::strategy, &engine::StrategyConfig::tensor)),
         text("slice", nullptr,
              "tpu_pod: the TPU slice, e.g. 'v3-8', 'v3-32', ... 'v3-2048' (the number is TensorCores); its "
              "generation must match device.type.",
@@ -680,10 +684,13 @@ SchemaKey buildSchema() {
                                                             s["stages"].dump() + " stages need " +
                                                             std::to_string(s["stages"].get<int64_t>() - 1));
         }
-        if (s["type"] == "pipeline" && s["replicas"].get<int64_t>() != 1)
-            issues.add(where + ".replicas", "is " + s["replicas"].dump() +
-                                                " but a pipeline trains one replica here: data x pipeline layouts are "
+        if ((s["type"] == "pipeline" || s["type"] == "tensor") && s["replicas"].get<int64_t>() != 1)
+            issues.add(where + ".replicas", "is " + s["replicas"].dump() + " but a " + s["type"].get<std::string>() +
+                                                " run trains one replica here: data x pipeline x tensor layouts are "
                                                 "planned (trainbench-cli plan-layouts), not trained yet");
+        if (s["type"] != "tensor" && s["tensor"] != 2)
+            issues.add(where + ".tensor", "is " + s["tensor"].dump() + " but strategy.type is " + s["type"].dump() +
+                                              "; it is a 'tensor' key");
         if (s["type"] != "pipeline" && (s["stages"] != 2 || s["micro_batches"] != 4 || s.contains("stage_boundaries")))
             issues.add(where + ".type", "is " + s["type"].dump() + " but stages, micro_batches or stage_boundaries "
                                         "are set; they are 'pipeline' keys");

@@ -15,16 +15,21 @@ Placement placementFor(const Experiment& x, const std::optional<engine::ClusterS
     const int threads = x.train.threads > 0 ? x.train.threads : cores;
     const bool async = x.strategy.type == engine::StrategyKind::ParameterServer;
     const bool job = engine::isMultiProcess(x.strategy.type);
-    if (x.strategy.type == engine::StrategyKind::Pipeline) {
+    if (x.strategy.type == engine::StrategyKind::Pipeline || x.strategy.type == engine::StrategyKind::Tensor) {
+        const bool pipeline = x.strategy.type == engine::StrategyKind::Pipeline;
+        const std::string kind(engine::strategyKindName(x.strategy.type));
         if (devices.emulated)
-            throw std::invalid_argument("strategy.type 'pipeline' trains on this host's CPU (device.type 'cpu'); "
-                                        "its stages on emulated devices (" + x.device.type + ") are not modelled yet");
-        // One data-parallel replica; each stage a device of threads_per_replica threads (or the threads split evenly).
+            throw std::invalid_argument("strategy.type '" + kind + "' trains on this host's CPU (device.type 'cpu'); "
+                                        "its " + (pipeline ? "stages" : "devices") + " on emulated devices (" +
+                                        x.device.type + ") are not modelled yet");
+        // One data-parallel replica; each stage (or tensor device) a device of threads_per_replica
+        // threads (or the threads split evenly).
+        const int parts = pipeline ? x.strategy.stages : x.strategy.tensor;
         p.replicas = 1;
         p.threadsPerReplica = x.strategy.threads_per_replica > 0 ? x.strategy.threads_per_replica
-                                                                : std::max(1, threads / x.strategy.stages);
+                                                                : std::max(1, threads / parts);
         p.globalBatch = x.train.batch_size;
-        p.devices = "cpu:" + std::to_string(p.threadsPerReplica) + "x" + std::to_string(x.strategy.stages);
+        p.devices = "cpu:" + std::to_string(p.threadsPerReplica) + "x" + std::to_string(parts);
         return p;
     }
     if (devices.emulated && !job) {

@@ -32,6 +32,7 @@ engine::StrategySpec strategySpecFor(const RunRequest& request, const RunPlan& p
     s.microBatches = x.strategy.micro_batches;
     s.schedule = x.strategy.schedule;
     s.stageBoundaries = x.strategy.stage_boundaries;
+    s.tensorDevices = x.strategy.tensor;
     s.log = request.log;
     return s;
 }
@@ -51,7 +52,11 @@ RunModel buildStrategy(const RunRequest& request, const RunPlan& plan, const eng
             " host thread(s)), global batch " + std::to_string(place.globalBatch));
     else
         say("model: " + std::to_string(m.strategy->model().paramCount()) + " parameters; " + m.strategy->name() + " on " +
-            place.devices + " (threads x replicas), global batch " + std::to_string(place.globalBatch));
+            place.devices + " (threads x " +
+            (x.strategy.type == engine::StrategyKind::Pipeline ? "stages"
+             : x.strategy.type == engine::StrategyKind::Tensor ? "tensor-parallel devices"
+                                                                : "replicas") +
+            "), global batch " + std::to_string(place.globalBatch));
     return m;
 }
 

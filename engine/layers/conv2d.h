@@ -22,6 +22,11 @@ public:
     Tensor* backward(Tensor& gradOutput) override;
     bool fuseReLU() override { return fusedReLU_ = true; }
 
+    int64_t inChannels() const { return inChannels_; }
+    int64_t filters() const { return filters_; }
+    int64_t kernel() const { return kernel_; }
+    bool hasBias() const { return hasBias_; }
+
 private:
     struct Plan {
         dnnl::convolution_forward fwd;

@@ -23,6 +23,7 @@ public:
 
     int64_t inFeatures() const { return inFeatures_; }
     int64_t units() const { return units_; }
+    bool hasBias() const { return hasBias_; }
 
 private:
     struct Plan {

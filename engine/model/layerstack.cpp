@@ -72,7 +72,8 @@ std::vector<size_t> layerExecutionOrder(const std::vector<LayerSpec>& layers) {
     return order;
 }
 
-LayerStack buildLayerStack(const ModelSpec& spec, const Dims& sampleShape, int64_t numClasses, CpuDevice& device) {
+LayerStack buildLayerStack(const ModelSpec& spec, const Dims& sampleShape, int64_t numClasses, CpuDevice& device,
+                           const std::vector<bool>* reluApart) {
     if (!spec.onnx.empty() && spec.layers.empty())
         throw ModelError("model.onnx " + spec.onnx + ": the imported graph was not resolved into layers "
                          "(engine/graph/layersfromgraph.h) before the model was built");
@@ -104,6 +105,7 @@ LayerStack buildLayerStack(const ModelSpec& spec, const Dims& sampleShape, int64
                          std::to_string(numClasses) + " units");
     // A ReLU right after a dense, conv, pooling or batch norm layer runs inside that layer.
     for (size_t i = 1; i < layers.size(); ++i) {
+        if (reluApart && i - 1 < reluApart->size() && (*reluApart)[i - 1]) continue;
         if (auto* relu = dynamic_cast<ReLU*>(layers[i].get()); relu && layers[i - 1]->fuseReLU())
             relu->setFusedIntoPrevious(true, layers[i - 1]->fusedReLUBackward());
     }

@@ -21,7 +21,10 @@ struct LayerStack {
 
 // Throws ModelError naming the layer (its index in the spec) when the layers do not fit the input,
 // or when the last one does not produce `numClasses` logits.
-LayerStack buildLayerStack(const ModelSpec& spec, const Dims& sampleShape, int64_t numClasses, CpuDevice& device);
+// `reluApart` (indexed like the stack's layers): a layer marked true does not take the ReLU after it
+// into itself (tensor parallelism sums that layer's output first).
+LayerStack buildLayerStack(const ModelSpec& spec, const Dims& sampleShape, int64_t numClasses, CpuDevice& device,
+                           const std::vector<bool>* reluApart = nullptr);
 
 // The order the spec's layers run in: the spec's own, except that ReLU -> MaxPool2D runs as
 // MaxPool2D -> ReLU (the same function and gradient, on 1/size^2 of the data).

@@ -51,6 +51,8 @@ struct StrategyConfig {
     int micro_batches = 4;
     PipelineSchedule schedule = PipelineSchedule::OneFOneB;
     std::vector<int> stage_boundaries;
+    // tensor: the devices every dense and convolution layer is split across (Megatron-style).
+    int tensor = 2;
     double timeout_s = 30.0;       // multi-process: a peer silent this long is lost (a dead socket fails sooner)
     int max_restarts = 3;          // multi-process: restarts from the last checkpoint before the job fails
 };

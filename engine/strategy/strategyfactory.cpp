@@ -13,6 +13,7 @@
 #include "engine/strategy/multiworkerstrategy.h"
 #include "engine/strategy/parameterserverstrategy.h"
 #include "engine/strategy/pipelinestrategy.h"
+#include "engine/strategy/tensorstrategy.h"
 #include "engine/strategy/tpupodstrategy.h"
 
 namespace trainbench::engine {
@@ -84,6 +85,7 @@ std::unique_ptr<Strategy> makeStrategy(const StrategySpec& spec) {
         case StrategyKind::Pipeline:
             return std::make_unique<PipelineStrategy>(
                 spec.replica, PipelineSpec{spec.stages, spec.microBatches, spec.schedule, spec.stageBoundaries});
+        case StrategyKind::Tensor: return std::make_unique<TensorStrategy>(spec.replica, spec.tensorDevices);
         case StrategyKind::MultiWorker: return multiWorker(spec);
         case StrategyKind::ParameterServer: return parameterServer(spec);
     }

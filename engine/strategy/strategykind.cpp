@@ -10,6 +10,7 @@ std::string_view strategyKindName(StrategyKind kind) {
         case StrategyKind::ParameterServer: return "parameter_server";
         case StrategyKind::TpuPod: return "tpu_pod";
         case StrategyKind::Pipeline: return "pipeline";
+        case StrategyKind::Tensor: return "tensor";
     }
     return "?";
 }

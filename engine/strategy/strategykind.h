@@ -10,14 +10,14 @@
 
 namespace trainbench::engine {
 
-enum class StrategyKind { Single, Mirrored, MultiWorker, ParameterServer, TpuPod, Pipeline };
+enum class StrategyKind { Single, Mirrored, MultiWorker, ParameterServer, TpuPod, Pipeline, Tensor };
 
-inline constexpr std::array<StrategyKind, 6> kStrategyKinds = {
+inline constexpr std::array<StrategyKind, 7> kStrategyKinds = {
     StrategyKind::Single, StrategyKind::Mirrored, StrategyKind::MultiWorker,
-    StrategyKind::ParameterServer, StrategyKind::TpuPod, StrategyKind::Pipeline};
+    StrategyKind::ParameterServer, StrategyKind::TpuPod, StrategyKind::Pipeline, StrategyKind::Tensor};
 
 // The name experiment files and the run store use: "single", "mirrored", "multi_worker",
-// "parameter_server", "tpu_pod", "pipeline".
+// "parameter_server", "tpu_pod", "pipeline", "tensor".
 std::string_view strategyKindName(StrategyKind kind);
 // Every kind's name, in kStrategyKinds order (the choices of strategy.type).
 std::vector<std::string> strategyKindNames();

@@ -60,6 +60,26 @@ std::vector<Candidate> communicationActions(const ActionContext& ctx) {
         }
         return out;
     }
+    if (strategy == engine::StrategyKind::Tensor) {
+        // Splitting each layer moves activations (batch x features) at every split pair, forward and
+        // backward; replicas that each hold the whole model exchange only the gradients, once a step.
+        const int64_t devices = v.integer("strategy.tensor");
+        out.push_back(*catalogue::make(
+            BoundKind::Communication, "Train data-parallel instead",
+            {v.change("strategy.type", std::string("mirrored")), v.change("strategy.replicas", devices),
+             v.change("strategy.tensor", static_cast<int64_t>(2))},
+            "When the model fits one device, " + std::to_string(devices) +
+                " replicas exchange only the gradients, once per step, instead of the activations at every split "
+                "layer pair in forward and backward.",
+            std::nullopt, "Tensor parallelism is for a model too large for one device; data parallelism exchanges less."));
+        if (devices > 2)
+            out.push_back(*catalogue::make(
+                BoundKind::Communication, "Split across half the devices",
+                {v.change("strategy.tensor", devices / 2)},
+                "Each device does twice the work per all-reduce, and every all-reduce has half the peers.",
+                std::nullopt, "Fewer tensor-parallel devices: more compute per exchanged activation."));
+        return out;
+    }
     const int64_t replicas = v.integer("strategy.replicas");
     // On emulated devices a job's hosts exchange over device.network_gbps: a faster network is a
     // change the run can try (on this host's CPU the processes talk over loopback).

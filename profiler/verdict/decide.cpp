@@ -32,7 +32,7 @@ Decision decide(const StepTotals& t, const RunFacts& facts, std::optional<Findin
     std::vector<Finding> order;
     if (facts.capacity) order.push_back(*facts.capacity);
     std::optional<Finding> input = inputFinding(t);
-    std::optional<Finding> comm = commFinding(t, facts.pipeline);
+    std::optional<Finding> comm = commFinding(t, facts.pipeline, facts.tensorDevices);
     if (input && input->severity == Severity::High) {
         // Both at >= 20 %: the larger is the verdict (input on a tie), the other a further finding.
         if (comm && t.commFraction() > t.inputFraction()) {

@@ -27,6 +27,9 @@ struct RunFacts {
     double op_share_of_compute = 0.0;
     bool emulated = false;
     std::optional<PipelineShape> pipeline;
+    // A tensor-parallel run (strategy.type "tensor"): its devices; its blocked time is the
+    // activations' all-reduces inside the step.
+    std::optional<int> tensorDevices;
 };
 
 struct Decision {

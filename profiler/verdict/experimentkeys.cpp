@@ -61,6 +61,7 @@ const std::vector<ActionKey>& actionKeys() {
         integer("strategy.parameter_servers", 1, 1, 64),
         integer("strategy.stages", 2, 1, 64),
         integer("strategy.micro_batches", 4, 1, 4096),
+        integer("strategy.tensor", 2, 1, 64),
         number("device.network_gbps", 100.0, 0.001, 100000.0),
     };
     return keys;

@@ -20,9 +20,9 @@ Evidence inputEvidence(const StepTotals& t) {
 Evidence commEvidence(const StepTotals& t) {
     return text::percentEvidence("comm_fraction", t.commFraction(),
                                  text::percent(t.commFraction()) +
-                                     " % of step time blocked on communication: the gradient exchange, moving "
-                                     "data or waiting for peers, or a pipeline stage's hand-offs (>= 20 % is "
-                                     "communication-bound)");
+                                     " % of step time blocked on communication between devices: moving data or "
+                                     "waiting for peers in a gradient exchange, a pipeline stage's hand-offs or "
+                                     "tensor-parallel all-reduces (>= 20 % is communication-bound)");
 }
 
 Evidence meanStepEvidence(const StepTotals& t) {
@@ -81,10 +81,31 @@ std::optional<Finding> pipelineFinding(const StepTotals& t, const PipelineShape&
 
 }  // namespace
 
-std::optional<Finding> commFinding(const StepTotals& t, const std::optional<PipelineShape>& pipeline) {
+std::optional<Finding> commFinding(const StepTotals& t, const std::optional<PipelineShape>& pipeline,
+                                   const std::optional<int>& tensorDevices) {
     const double comm = t.commFraction();
     if (!rules::reaches(comm, kCommBound)) return std::nullopt;
     if (pipeline) return pipelineFinding(t, *pipeline);
+    if (tensorDevices) {
+        Finding f;
+        f.kind = BoundKind::Communication;
+        f.severity = rules::reaches(comm, rules::kCommHigh) ? Severity::High : Severity::Moderate;
+        f.summary = "Tensor-communication-bound: " + text::percent(comm) + " % of step time in the all-reduces of " +
+                    "activations and their gradients between the " + std::to_string(*tensorDevices) +
+                    " tensor-parallel devices";
+        f.evidence.push_back(commEvidence(t));
+        if (t.comm > 0)
+            f.evidence.push_back(text::percentEvidence(
+                "collective_fraction", t.of(t.comm),
+                text::percent(t.of(t.comm)) + " % of step time (mean over the devices) summing and copying activations "
+                                              "in the all-reduces (one per split layer pair, forward and backward)"));
+        if (t.wait > 0)
+            f.evidence.push_back(text::percentEvidence(
+                "peer_wait_fraction", t.of(t.wait),
+                text::percent(t.of(t.wait)) + " % of step time (mean over the devices) waiting for the other devices "
+                                              "at an all-reduce"));
+        return f;
+    }
     Finding f;
     f.kind = BoundKind::Communication;
     f.severity = rules::reaches(comm, rules::kCommHigh) ? Severity::High : Severity::Moderate;

@@ -15,7 +15,10 @@ std::optional<Finding> inputFinding(const StepTotals& t);
 // Communication-bound at >= 20 % (moderate) or >= 40 % (high); nothing below.
 // With `pipeline`, the blocked time is the stages waiting on one another: pipeline-bubble-bound when
 // it is about the schedule's bubble (K-1)/(M+K-1), stage-imbalanced when it is 10 points or more above.
-std::optional<Finding> commFinding(const StepTotals& t, const std::optional<PipelineShape>& pipeline = std::nullopt);
+// With `tensorDevices`, it is the tensor-parallel devices' all-reduces of activations and their
+// gradients: tensor-communication-bound.
+std::optional<Finding> commFinding(const StepTotals& t, const std::optional<PipelineShape>& pipeline = std::nullopt,
+                                   const std::optional<int>& tensorDevices = std::nullopt);
 // Step time outside the measured ops >= 30 %: kind compute (whole run only). Needs op stats and
 // phases (both zero when profiling is compiled out). On an emulated device (`emulated`) the time
 // outside the ops is the device's own per-step overhead, and the evidence says so.

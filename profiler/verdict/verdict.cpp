@@ -112,6 +112,8 @@ Verdict classify(const ProfileInput& input) {
     if (experiment.strategy() == engine::StrategyKind::Pipeline)
         facts.pipeline = PipelineShape{static_cast<int>(experiment.integer("strategy.stages")),
                                        static_cast<int>(experiment.integer("strategy.micro_batches"))};
+    if (experiment.strategy() == engine::StrategyKind::Tensor)
+        facts.tensorDevices = static_cast<int>(experiment.integer("strategy.tensor"));
     if (all.compute() > 0) facts.op_share_of_compute = mix.op_seconds_per_replica / all.compute();
 
     Decision decision = decide(considered, facts, overheadFinding(all, mix, facts.emulated));

@@ -18,9 +18,17 @@
 #include "engine/strategy/stagepartition.h"
 #include "engine/strategy/strategy.h"
 #include "engine/util/rng.h"
+#include "tests/engine/strategycurves.h"
 
 namespace trainbench::engine {
 namespace {
+
+using testing::Batches;
+using testing::lossCurve;
+using testing::makeBatches;
+using testing::relativeParamDistance;
+using testing::replicaOf;
+using testing::worstRelative;
 
 TEST(PipelineSchedule, EveryStageRunsEachMicroBatchForwardThenBackwardOnce) {
     for (PipelineSchedule s : {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB})
@@ -94,53 +102,6 @@ TEST(StagePartition, BalancesTheCostliestStageAndChecksBoundaries) {
     EXPECT_EQ(stageStarts(model.layers(), 2, {2}, 32), (std::vector<int>{0, 2}));
 }
 
-// Fixed random examples and labels: the same batches for every strategy.
-struct Batches {
-    std::vector<std::vector<float>> x;
-    std::vector<std::vector<int32_t>> y;
-};
-Batches makeBatches(int steps, int64_t batch, int64_t exampleSize) {
-    Batches b;
-    Rng rng(2024);
-    for (int s = 0; s < steps; ++s) {
-        std::vector<float> x(static_cast<size_t>(batch * exampleSize));
-        for (float& v : x) v = rng.uniform(0.0f, 1.0f);
-        std::vector<int32_t> y(static_cast<size_t>(batch));
-        for (auto& v : y) v = static_cast<int32_t>(rng.uniform(0.0f, 9.999f));
-        b.x.push_back(std::move(x));
-        b.y.push_back(std::move(y));
-    }
-    return b;
-}
-
-std::vector<double> lossCurve(Strategy& strategy, const Batches& batches, int64_t batch) {
-    strategy.bindThreads();
-    std::vector<double> losses;
-    for (size_t s = 0; s < batches.x.size(); ++s) {
-        std::vector<float> x = batches.x[s];  // a step may overwrite its input
-        const BatchView view{x.data(), batches.y[s].data(), batch};
-        losses.push_back(strategy.step(view, static_cast<int64_t>(s) + 1, 77 + s, {}).loss);
-    }
-    return losses;
-}
-
-ReplicaSpec replicaOf(const std::string& preset) {
-    ReplicaSpec spec;
-    spec.model.preset = preset;
-    spec.model.layers = presetLayers(preset);
-    spec.sampleShape = {1, 28, 28};
-    spec.numClasses = 10;
-    spec.seed = 42;
-    spec.threads = 1;
-    return spec;
-}
-
-double worstRelative(const std::vector<double>& a, const std::vector<double>& b) {
-    double worst = 0.0;
-    for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]) / std::abs(b[i]));
-    return worst;
-}
-
 // The acceptance grid: K = 2, 4; M = 1, 4, 8; both schedules; W1's MLP and W2's CNN; 50 steps.
 TEST(PipelineStrategy, FollowsOneDevicesLossCurveOnTheSameGlobalBatch) {
     constexpr int kSteps = 50;
@@ -158,13 +119,8 @@ TEST(PipelineStrategy, FollowsOneDevicesLossCurveOnTheSameGlobalBatch) {
                         << preset << " K=" << K << " M=" << M << " " << pipelineScheduleName(s);
                     // The parameters after 50 updates are a single device's too, up to float noise that
                     // Adam amplifies on parameters whose gradients are ~0 (it divides by their size).
-                    double diff = 0.0, norm = 0.0;
-                    for (int64_t i = 0; i < single.model().paramCount(); ++i) {
-                        const double d = pipe.model().params()[i] - single.model().params()[i];
-                        diff += d * d;
-                        norm += static_cast<double>(single.model().params()[i]) * single.model().params()[i];
-                    }
-                    EXPECT_LT(std::sqrt(diff / norm), 1e-3) << preset << " K=" << K << " M=" << M;
+                    EXPECT_LT(relativeParamDistance(pipe.model(), single.model()), 1e-3)
+                        << preset << " K=" << K << " M=" << M;
                 }
     }
 }

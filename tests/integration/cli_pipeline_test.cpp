@@ -78,7 +78,7 @@ TEST(CliPipeline, MalformedKeysAndEmulatedDevicesAreRefusedNamingTheKey) {
     EXPECT_NE(emulated.err.find("strategy.type 'pipeline' trains on this host's CPU"), std::string::npos) << emulated.err;
     auto replicated = runCli({"run", x, "--set", "strategy.replicas=2"}, tmp.path);
     EXPECT_EQ(replicated.exitCode, 2);
-    EXPECT_NE(replicated.err.find("strategy.replicas: is 2 but a pipeline trains one replica here"), std::string::npos)
+    EXPECT_NE(replicated.err.find("strategy.replicas: is 2 but a pipeline run trains one replica here"), std::string::npos)
         << replicated.err;
     auto notPipeline = runCli({"run", writeExperiment(tmp.path, "m", 64, 5, "\"type\": \"mirrored\", \"micro_batches\": 8")},
                               tmp.path);

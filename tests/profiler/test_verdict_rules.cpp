@@ -297,5 +297,58 @@ TEST(VerdictRules, NoStepsIsBalanced) {
     EXPECT_TRUE(v.windows.empty());
 }
 
+
+// Model-parallel runs: their blocked time is not a gradient exchange. A pipeline's is the stages
+// waiting on one another, judged against the schedule's bubble (K-1)/(M+K-1); a tensor-parallel
+// run's is the all-reduces of activations between its devices. Each names what it is and proposes
+// its own remedy.
+ProfileInput modelParallelRun(double blockedFraction, const nlohmann::json& strategy) {
+    ProfileInput in = runWithCommFraction(blockedFraction);
+    in.strategy = engine::parseStrategyKind(strategy["type"].get<std::string>()).value();
+    in.replicas = 1;
+    in.experiment["strategy"] = strategy;
+    return in;
+}
+
+TEST(VerdictRules, APipelineWaitingAboutItsBubbleIsBubbleBoundAndAboveItImbalanced) {
+    // K = 2, M = 4: the bubble is 1/5 = 20 %.
+    const nlohmann::json pipe = {{"type", "pipeline"}, {"stages", 2}, {"micro_batches", 4}};
+    const Verdict bubble = classify(modelParallelRun(0.22, pipe));
+    expectVerdict(bubble, BoundKind::Communication, Severity::Moderate);
+    EXPECT_EQ(bubble.verdict.summary.rfind("Pipeline-bubble-bound: 22.0 %", 0), 0u) << bubble.verdict.summary;
+    ASSERT_NE(findEvidence(bubble.verdict, "ideal_bubble_fraction"), nullptr);
+    EXPECT_NEAR(findEvidence(bubble.verdict, "ideal_bubble_fraction")->value, 20.0, 1e-9);
+    ASSERT_FALSE(bubble.actions.empty());
+    EXPECT_EQ(bubble.actions.front().title, "Double the micro-batches");
+    ASSERT_EQ(bubble.actions.front().changes.size(), 1u);
+    EXPECT_EQ(bubble.actions.front().changes.front().key, "strategy.micro_batches");
+    EXPECT_EQ(bubble.actions.front().changes.front().to, 8);
+
+    const Verdict imbalanced = classify(modelParallelRun(0.31, pipe));
+    EXPECT_EQ(imbalanced.verdict.summary.rfind("Stage-imbalanced: 31.0 %", 0), 0u) << imbalanced.verdict.summary;
+}
+
+TEST(VerdictRules, ATensorParallelRunBlockedOnItsAllReducesIsTensorCommunicationBound) {
+    const nlohmann::json tensor = {{"type", "tensor"}, {"tensor", 4}};
+    const Verdict v = classify(modelParallelRun(0.45, tensor));
+    expectVerdict(v, BoundKind::Communication, Severity::High);
+    EXPECT_EQ(v.verdict.summary.rfind("Tensor-communication-bound: 45.0 % of step time", 0), 0u) << v.verdict.summary;
+    EXPECT_NE(v.verdict.summary.find("between the 4 tensor-parallel devices"), std::string::npos) << v.verdict.summary;
+    EXPECT_EQ(v.verdict.summary.find("gradient exchange"), std::string::npos) << v.verdict.summary;
+    ASSERT_GE(v.actions.size(), 2u);
+    EXPECT_EQ(v.actions[0].title, "Train data-parallel instead");
+    bool toMirrored = false, toFour = false;
+    for (const Change& c : v.actions[0].changes) {
+        toMirrored |= c.key == "strategy.type" && c.to == "mirrored";
+        toFour |= c.key == "strategy.replicas" && c.to == 4;
+    }
+    EXPECT_TRUE(toMirrored && toFour) << "4 mirrored replicas instead of 4 tensor-parallel devices";
+    EXPECT_EQ(v.actions[1].title, "Split across half the devices");
+    ASSERT_EQ(v.actions[1].changes.size(), 1u);
+    EXPECT_EQ(v.actions[1].changes.front().to, 2);
+    // Below 20 % it is no finding at all.
+    expectVerdict(classify(modelParallelRun(0.19, tensor)), BoundKind::Balanced, Severity::Low);
+}
+
 }  // namespace
 }  // namespace trainbench::profiler
