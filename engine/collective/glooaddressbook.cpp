@@ -11,8 +11,9 @@
 
 namespace trainbench::engine {
 
-GlooAddressBook::GlooAddressBook(gloo::rendezvous::Store& inner, GlooSession& session)
-    : inner_(inner), session_(session) {}
+GlooAddressBook::GlooAddressBook(gloo::rendezvous::Store& inner, GlooSession& session,
+                                 std::chrono::milliseconds arrival)
+    : inner_(inner), session_(session), arrival_(arrival) {}
 
 bool GlooAddressBook::isPeerKey(const std::string& key) const {
     if (key.empty() || key.size() > 9 || !std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; }))
@@ -66,7 +67,10 @@ void GlooAddressBook::fetchAll(const std::vector<std::string>& keys, const std::
     std::vector<std::string> all;
     for (int peer = 0; peer < session_.size(); ++peer)
         if (peer != session_.rank()) all.push_back(std::to_string(peer));
-    timeout ? inner_.wait(all, *timeout) : inner_.wait(all);
+    // The peers' first keys are their arrival: the longer of Gloo's timeout and the allowance.
+    if (arrival_.count() > 0 && (!timeout || arrival_ > *timeout)) inner_.wait(all, arrival_);
+    else if (timeout) inner_.wait(all, *timeout);
+    else inner_.wait(all);
     for (const std::string& key : all) {
         const int peer = std::stoi(key);
         std::vector<char> value = inner_.get(key);

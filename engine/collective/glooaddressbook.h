@@ -8,6 +8,7 @@
 #include <gloo/rendezvous/store.h>
 #include <sys/socket.h>
 
+#include <chrono>
 #include <map>
 #include <string>
 #include <vector>
@@ -18,7 +19,10 @@ class GlooSession;
 
 class GlooAddressBook final : public gloo::rendezvous::Store {
 public:
-    GlooAddressBook(gloo::rendezvous::Store& inner, GlooSession& session);
+    // `arrival`: the first wait for the peers' keys (their arrival: processes start, load data and
+    // build the model at their own pace) waits this long if it is longer than Gloo's timeout.
+    GlooAddressBook(gloo::rendezvous::Store& inner, GlooSession& session,
+                    std::chrono::milliseconds arrival = std::chrono::milliseconds{0});
 
     void set(const std::string& key, const std::vector<char>& data) override;
     std::vector<char> get(const std::string& key) override;
@@ -33,6 +37,7 @@ private:
 
     gloo::rendezvous::Store& inner_;
     GlooSession& session_;
+    std::chrono::milliseconds arrival_;
     bool fetched_ = false;
     std::map<std::string, std::vector<char>> values_;  // the peers' keys, as fetched
 };

@@ -139,18 +139,8 @@ GlooCollective::GlooCollective(int rank, int size, const std::string& storeAddre
     gloo::rendezvous::PrefixStore prefixed(transport.keyPrefix, client);
     gloo::rendezvous::Store& store =
         transport.keyPrefix.empty() ? static_cast<gloo::rendezvous::Store&>(client) : prefixed;
-    // Everyone arrives first, within the longer allowance, so connecting needs only `timeout`.
-    if (transport.arrivalTimeout > timeout) {
-        std::vector<std::string> arrived;
-        for (int r = 0; r < size; ++r) arrived.push_back("arrived/" + std::to_string(r));
-        try {
-            store.set(arrived[static_cast<size_t>(rank)], std::vector<char>{'1'});
-            store.wait(arrived, transport.arrivalTimeout);
-        } catch (const RendezvousError& e) {
-            throw RendezvousError(m.who() + ": joining the group: " + e.what());
-        }
-    }
-    GlooAddressBook book(store, glooGuard.session());
+    // The wait for the peers' addresses is their arrival: it gets the longer allowance, if any.
+    GlooAddressBook book(store, glooGuard.session(), transport.arrivalTimeout);
     auto context = std::make_shared<gloo::rendezvous::Context>(rank, size);  // if joining fails: closed under the guard
     context->setTimeout(timeout);
     // What the guard saw (the peer that failed, the strangers refused), for the error.

@@ -25,9 +25,10 @@ struct GlooTransport {
     // Told about every connection refused for not proving the job token (from any thread, Gloo's
     // own included). Default: one line on stderr.
     std::function<void(const std::string&)> report;
-    // How long a rank waits for every other rank to reach the store before connecting (their
-    // processes start, load data and build the model at different speeds). Zero means the
-    // collective's timeout; a longer allowance keeps a short strategy.timeout_s for the steps.
+    // How long a rank waits for every other rank to publish its addresses in the store (their
+    // processes start, load data and build the model at different speeds); connecting, and every
+    // operation, then has the collective's timeout. Zero means the collective's timeout; a longer
+    // allowance keeps a short strategy.timeout_s for the steps.
     std::chrono::milliseconds arrivalTimeout{0};
 };
 

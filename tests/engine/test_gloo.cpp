@@ -87,6 +87,37 @@ TEST_F(GlooProcessTest, ARankWithAnotherJobsTokenIsRefusedAndTheOthersTimeOut) {
     EXPECT_NE(ranks[0]->err().find("wrong job token"), std::string::npos) << "the chief's store reports the refusal";
 }
 
+// Ranks start seconds apart (a loaded machine, a slow data load): with an arrival allowance longer
+// than the operations' timeout a late rank still joins, and the others wait for it; a rank that
+// never arrives fails the join within the allowance, naming the key it is missing.
+TEST_F(GlooProcessTest, ALateRankJoinsWithinTheArrivalAllowanceNotTheOperationsTimeout) {
+    std::vector<std::unique_ptr<ChildProcess>> ranks;
+    const std::vector<std::string> args{"--scenario", "once", "--timeout-ms", "500", "--arrival-ms", "20000"};
+    const std::string address = startChief(ranks, 2, args);
+    ASSERT_FALSE(address.empty());
+    std::this_thread::sleep_for(1500ms);  // three times the operations' timeout
+    std::vector<std::string> late = args;
+    late.insert(late.end(), {"--store", address});
+    ranks.push_back(spawn(1, 2, late));
+    for (int r = 0; r < 2; ++r) {
+        const auto result = ranks[static_cast<size_t>(r)]->wait(60s);
+        EXPECT_EQ(result.exitCode, 0) << "rank " << r << ": " << ranks[static_cast<size_t>(r)]->err();
+    }
+
+    std::vector<std::unique_ptr<ChildProcess>> alone;
+    const std::string address2 = startChief(alone, 2, {"--scenario", "join", "--timeout-ms", "300", "--arrival-ms", "1500"});
+    ASSERT_FALSE(address2.empty());
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto failed = alone[0]->wait(60s);
+    EXPECT_EQ(failed.exitCode, 2) << alone[0]->err();
+    EXPECT_NE(alone[0]->err().find("rank 0 of 2: joining the group: rendezvous store "), std::string::npos)
+        << alone[0]->err();
+    EXPECT_NE(alone[0]->err().find(": timed out after 1500 ms waiting for key(s)"), std::string::npos)
+        << alone[0]->err();
+    EXPECT_NE(alone[0]->err().find("1'"), std::string::npos) << "names rank 1's key: " << alone[0]->err();
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 30.0);
+}
+
 // Three ranks all-reducing 1 Mi floats in a loop; rank 1 gets `sig` once all have finished one.
 // Returns how long the other two took to fail, having checked they failed as they should (and
 // that their message has `cause` in it, if given).

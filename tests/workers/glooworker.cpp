@@ -3,11 +3,12 @@
 // each, so the test can compare ranks; exits 0 when all went well, else:
 //   2 RendezvousError, 3 CollectiveError, 4 the loop ran out of time, 5 a wrong result, 1 other.
 //
-// glooworker --rank R --size N --token T [--store HOST:PORT | --serve FILE] [--timeout-ms MS]
+// glooworker --rank R --size N --token T [--store HOST:PORT | --serve FILE] [--timeout-ms MS] [--arrival-ms MS]
 //            [--scenario matrix|loop|join|once] [--host ADDRESS]
 //   --serve FILE  (rank 0) runs the job's RendezvousServer in this process, as the chief does, and
 //                 writes its host:port to FILE once it listens.
 //   --host        the address this rank's Gloo pairs listen on (default 127.0.0.1)
+//   --arrival-ms  how long to wait for the other ranks to reach the store (GlooTransport::arrivalTimeout)
 //   once          one exact all-reduce of 1001 and one of 1 Mi floats, then the barrier
 #include <chrono>
 #include <cmath>
@@ -33,6 +34,7 @@ struct Args {
     int rank = 0, size = 1;
     std::string token, store, serve, scenario = "matrix", host = "127.0.0.1";
     int timeoutMs = 10'000;
+    int arrivalMs = 0;
 };
 
 struct WrongResult : std::runtime_error {
@@ -136,6 +138,7 @@ int run(const Args& a) {
     }
     GlooTransport transport;
     transport.hostname = a.host;
+    transport.arrivalTimeout = std::chrono::milliseconds(a.arrivalMs);
     GlooCollective c(a.rank, a.size, store, a.token, std::chrono::milliseconds(a.timeoutMs), transport);
     if (a.scenario == "loop") return loop(c);
     if (a.scenario == "matrix") matrix(c);
@@ -158,6 +161,7 @@ int main(int argc, char** argv) {
         else if (k == "--store") a.store = v;
         else if (k == "--serve") a.serve = v;
         else if (k == "--timeout-ms") a.timeoutMs = std::stoi(v);
+        else if (k == "--arrival-ms") a.arrivalMs = std::stoi(v);
         else if (k == "--scenario") a.scenario = v;
         else if (k == "--host") a.host = v;
         else {
