@@ -649,6 +649,11 @@ SchemaKey buildSchema() {
              [](const json& v, Experiment& out) {
                  out.strategy.stage_boundaries = *parseStageBoundaries(v.get<std::string>());  // checked below
              }),
+        flag("recompute", sc.recompute,
+             "pipeline: activation recomputation (gradient checkpointing): each stage keeps only its micro-batches' "
+             "inputs and runs a micro-batch's forward again before its backward: one set of activations per stage "
+             "instead of up to micro_batches, for about a third more compute.",
+             to(&Experiment::strategy, &engine::StrategyConfig::recompute)),
         integer("tensor", sc.tensor, Range::ge(1).le(64),
                 "tensor: devices each dense and convolution layer is split across (Megatron-style: by outputs, "
                 "then the next layer by inputs, one all-reduce per pair), each of threads_per_replica threads.",
@@ -691,9 +696,10 @@ SchemaKey buildSchema() {
         if (s["type"] != "tensor" && s["tensor"] != 2)
             issues.add(where + ".tensor", "is " + s["tensor"].dump() + " but strategy.type is " + s["type"].dump() +
                                               "; it is a 'tensor' key");
-        if (s["type"] != "pipeline" && (s["stages"] != 2 || s["micro_batches"] != 4 || s.contains("stage_boundaries")))
-            issues.add(where + ".type", "is " + s["type"].dump() + " but stages, micro_batches or stage_boundaries "
-                                        "are set; they are 'pipeline' keys");
+        if (s["type"] != "pipeline" && (s["stages"] != 2 || s["micro_batches"] != 4 || s.contains("stage_boundaries") ||
+                                        s["recompute"] == true))
+            issues.add(where + ".type", "is " + s["type"].dump() + " but stages, micro_batches, stage_boundaries or "
+                                        "recompute are set; they are 'pipeline' keys");
         if (s["collective"] != "gloo" && s["type"] != "multi_worker")
             issues.add(where + ".collective", "is " + s["collective"].dump() + " but strategy.type is " +
                                                   s["type"].dump() + "; only 'multi_worker' exchanges gradients "

@@ -32,6 +32,7 @@ engine::StrategySpec strategySpecFor(const RunRequest& request, const RunPlan& p
     s.microBatches = x.strategy.micro_batches;
     s.schedule = x.strategy.schedule;
     s.stageBoundaries = x.strategy.stage_boundaries;
+    s.recompute = x.strategy.recompute;
     s.tensorDevices = x.strategy.tensor;
     s.log = request.log;
     return s;

@@ -8,7 +8,7 @@
 
 #include "engine/instrument/instrument.h"
 #include "engine/layers/softmaxcrossentropy.h"
-#include "engine/strategy/stagepartition.h"
+#include "engine/model/stagepartition.h"
 #include "engine/util/errors.h"
 #include "engine/util/rng.h"
 #include "engine/util/threadname.h"
@@ -35,16 +35,20 @@ struct PipelineStrategy::Slot {
     Tensor input;          // stage 0: the micro-batch's rows; later stages: the hand-off it received
     Tensor gradLogits;     // last stage: d(loss)/d(logits) of the micro-batch
     Tensor gradIn;         // a hand-off of gradients received from the next stage
+    int holds = -1;        // the micro-batch whose activations its layers hold (this step), or -1
 };
 
 struct PipelineStrategy::Stage {
     std::unique_ptr<CpuDevice> device;
     int first = 0, last = 0;                 // its layers: [first, last) of the model's
     int64_t paramOffset = 0, paramCount = 0; // its span of the flat parameter buffer
+    int64_t stateOffset = 0, stateCount = 0; // and of the model's state (batch norm statistics)
+    std::vector<float> stateKeep;            // recompute: the state before a forward run again
     std::vector<std::unique_ptr<Slot>> slots;
     std::vector<double> layerSeconds;  // per model layer: its time in the measured step (its own layers only)
     std::thread thread;
     bool gradsStarted = false;  // this step's first micro-batch gradients are in (later ones add)
+    int recomputed = 0;         // forwards run again this step (recompute)
     double lossSum = 0.0;       // last stage: loss x examples over the micro-batches
     double compute = 0.0, comm = 0.0, wait = 0.0;
     std::exception_ptr error;
@@ -77,7 +81,8 @@ PipelineStrategy::PipelineStrategy(const ReplicaSpec& spec, const PipelineSpec& 
         auto s = std::make_unique<Stage>();
         s->device = std::make_unique<CpuDevice>(spec.threads);
         s->layerSeconds.assign(layers.size(), 0.0);
-        for (int j = 0; j < microBatchesInFlight(pipeline.schedule, K, pipeline.microBatches, k); ++j) {
+        const int sets = pipeline.recompute ? 1 : microBatchesInFlight(pipeline.schedule, K, pipeline.microBatches, k);
+        for (int j = 0; j < sets; ++j) {
             auto slot = std::make_unique<Slot>();
             slot->stack = buildLayerStack(spec.model, spec.sampleShape, spec.numClasses, *s->device);
             s->slots.push_back(std::move(slot));
@@ -112,6 +117,9 @@ void PipelineStrategy::place(const std::vector<int>& starts) {
         s.last = k + 1 < K ? starts_[static_cast<size_t>(k) + 1] : static_cast<int>(layers.size());
         s.paramOffset = offsets[static_cast<size_t>(s.first)];
         s.paramCount = offsets[static_cast<size_t>(s.last)] - s.paramOffset;
+        s.stateOffset = stateOffsets[static_cast<size_t>(s.first)];
+        s.stateCount = stateOffsets[static_cast<size_t>(s.last)] - s.stateOffset;
+        s.stateKeep.assign(static_cast<size_t>(s.stateCount), 0.0f);
         for (auto& slot : s.slots) {
             slot->grads = AlignedBuffer(static_cast<size_t>(std::max<int64_t>(s.paramCount, 1)));
             // The stage's layers work on the model's parameters and state, each set on its own
@@ -158,6 +166,8 @@ std::string PipelineStrategy::devices() const {
 void PipelineStrategy::bindThreads() { stages_.front()->device->bindThreads(); }
 
 int PipelineStrategy::slotsOf(int stage) const { return static_cast<int>(stages_.at(static_cast<size_t>(stage))->slots.size()); }
+
+int PipelineStrategy::recomputedOf(int stage) const { return stages_.at(static_cast<size_t>(stage))->recomputed; }
 
 std::vector<prof::OpRow> PipelineStrategy::opStats() {
     std::vector<std::vector<prof::OpRow>> perStage;
@@ -206,6 +216,8 @@ void PipelineStrategy::abort() {
 void PipelineStrategy::runStage(int k, const std::function<void()>& afterForwards) {
     Stage& s = *stages_[static_cast<size_t>(k)];
     s.gradsStarted = false;
+    s.recomputed = 0;
+    for (auto& slot : s.slots) slot->holds = -1;
     s.lossSum = s.compute = s.comm = s.wait = 0.0;
     int forwards = 0;
     for (const PipelineOp& op : ops_[static_cast<size_t>(k)]) {
@@ -252,20 +264,20 @@ void PipelineStrategy::send(std::vector<Handoff>& box, int micro, const Tensor* 
 
 void PipelineStrategy::forward(Stage& s, int k, int micro) {
     Slot& slot = *s.slots[static_cast<size_t>(micro) % s.slots.size()];
-    const int64_t rows = microRows_[static_cast<size_t>(micro)];
-    if (k == 0) {
-        const Dims& sample = model_->sampleShape();
-        int64_t exampleSize = 1;
-        for (int64_t d : sample) exampleSize *= d;
-        Dims dims{rows};
-        dims.insert(dims.end(), sample.begin(), sample.end());
-        float* x = batch_.x + microFirst_[static_cast<size_t>(micro)] * exampleSize;
-        slot.input = Tensor(Tensor::plainDesc(dims), s.device->engine(), x);
-    } else {
-        Handoff& h = receive(forward_[static_cast<size_t>(k) - 1], micro, s.wait);
-        slot.input = Tensor(h.desc, s.device->engine(), h.data.data());
-    }
+    if (k > 0) receive(forward_[static_cast<size_t>(k) - 1], micro, s.wait);
+    bindInput(s, slot, k, micro);
     const auto t0 = PipeClock::now();
+    Tensor* t = forwardLayers(s, slot, k, micro, /*countLoss=*/true);
+    s.compute += secondsFrom(t0);
+    if (k + 1 < static_cast<int>(stages_.size())) {
+        const auto c0 = PipeClock::now();
+        send(forward_[static_cast<size_t>(k)], micro, t);
+        s.comm += secondsFrom(c0);
+    }
+}
+
+Tensor* PipelineStrategy::forwardLayers(Stage& s, Slot& slot, int k, int micro, bool countLoss) {
+    const int64_t rows = microRows_[static_cast<size_t>(micro)];
     Tensor* t = &slot.input;
     {
         TB_PHASE(Forward);
@@ -292,13 +304,26 @@ void PipelineStrategy::forward(Stage& s, int k, int micro) {
         // Divided by the global batch: the micro-batches' gradients add up to the whole batch's.
         const LossResult r = SoftmaxCrossEntropy::compute(*t, batch_.y + microFirst_[static_cast<size_t>(micro)],
                                                           &slot.gradLogits, batch_.count);
-        s.lossSum += r.loss * static_cast<double>(rows);
+        if (countLoss) s.lossSum += r.loss * static_cast<double>(rows);
     }
-    s.compute += secondsFrom(t0);
-    if (!last) {
-        const auto c0 = PipeClock::now();
-        send(forward_[static_cast<size_t>(k)], micro, t);
-        s.comm += secondsFrom(c0);
+    slot.holds = micro;
+    return t;
+}
+
+// The view of micro-batch `micro`'s input on stage k: its rows of the batch, or the hand-off received.
+void PipelineStrategy::bindInput(Stage& s, Slot& slot, int k, int micro) {
+    const int64_t rows = microRows_[static_cast<size_t>(micro)];
+    if (k == 0) {
+        const Dims& sample = model_->sampleShape();
+        int64_t exampleSize = 1;
+        for (int64_t d : sample) exampleSize *= d;
+        Dims dims{rows};
+        dims.insert(dims.end(), sample.begin(), sample.end());
+        float* x = batch_.x + microFirst_[static_cast<size_t>(micro)] * exampleSize;
+        slot.input = Tensor(Tensor::plainDesc(dims), s.device->engine(), x);
+    } else {
+        Handoff& h = forward_[static_cast<size_t>(k) - 1][static_cast<size_t>(micro)];
+        slot.input = Tensor(h.desc, s.device->engine(), h.data.data());
     }
 }
 
@@ -318,6 +343,16 @@ void PipelineStrategy::backward(Stage& s, int k, int micro) {
         g = &slot.gradIn;
     }
     const auto t0 = PipeClock::now();
+    if (slot.holds != micro) {
+        // Recompute: this micro-batch's activations again, from its input, with the same dropout
+        // masks; batch norm's running statistics are put back as the first forward left them.
+        bindInput(s, slot, k, micro);
+        float* state = model_->state().data() + s.stateOffset;
+        std::copy(state, state + s.stateCount, s.stateKeep.begin());
+        forwardLayers(s, slot, k, micro, /*countLoss=*/false);
+        std::copy(s.stateKeep.begin(), s.stateKeep.end(), state);
+        ++s.recomputed;
+    }
     {
         TB_PHASE(Backward);
         for (int i = s.last; i-- > s.first;) {

@@ -11,8 +11,10 @@
 // One copy of the parameters, gradients, batch-norm state and optimizer state exists: model() and
 // optimizer(), which evaluation, checkpoints and warm starts use. Each stage's layers work on its
 // part of those buffers; a stage keeps one set of layers per micro-batch it may hold at once (its
-// activations: M for GPipe, K-k for 1F1B on stage k). Batch norm normalises each micro-batch on its
-// own (as GPipe does); dropout draws per micro-batch.
+// activations: M for GPipe, K-k for 1F1B on stage k) — or, with recompute, one set: a micro-batch's
+// activations are made again from its input (the hand-off it received) just before its backward,
+// with the same dropout masks and without updating batch norm's running statistics twice. Batch
+// norm normalises each micro-batch on its own (as GPipe does); dropout draws per micro-batch.
 //
 // Per step and stage the run store gets a record (replica_steps, the stage as its rank): compute
 // (forward, loss, backward, summing gradients), comm (copying hand-offs) and wait (blocked on the
@@ -26,7 +28,7 @@
 #include <vector>
 
 #include "engine/model/layerstack.h"
-#include "engine/strategy/pipelineschedule.h"
+#include "engine/model/pipelineschedule.h"
 #include "engine/strategy/strategy.h"
 #include "engine/strategy/strategyspec.h"
 
@@ -39,6 +41,9 @@ struct PipelineSpec {
     // Where stages 1..K-1 begin, as indices into the model's layer list (Model::layers(), execution
     // order); empty: balanced by each layer's estimated time at the micro-batch size.
     std::vector<int> boundaries;
+    // Activation recomputation (gradient checkpointing): a stage keeps only each micro-batch's input
+    // and one set of layers, and runs a micro-batch's forward again just before its backward.
+    bool recompute = false;
 };
 
 class PipelineStrategy final : public Strategy {
@@ -65,8 +70,10 @@ public:
     // layer times at first and, from the third step on, by the layer times that step measured.
     const std::vector<int>& stageStarts() const { return starts_; }
     static constexpr int64_t kMeasuredStep = 3;
-    // The sets of layers stage k keeps (micro-batches it may hold at once).
+    // The sets of layers stage k keeps (micro-batches it may hold at once; 1 with recompute).
     int slotsOf(int stage) const;
+    // Forwards stage k ran again for recomputation in the last step.
+    int recomputedOf(int stage) const;
 
 private:
     struct Slot;
@@ -78,6 +85,11 @@ private:
     // Runs stage k's ops of the step; `afterForwards` (may be empty) once its last forward is done.
     void runStage(int k, const std::function<void()>& afterForwards);
     void forward(Stage& s, int k, int micro);
+    // Runs stage k's layers forward on micro-batch `micro`'s input in `slot`; the last stage also
+    // computes the loss's gradient (adding the loss to its sum when `countLoss`).
+    Tensor* forwardLayers(Stage& s, Slot& slot, int k, int micro, bool countLoss);
+    // Points slot.input at micro-batch `micro`'s input on stage k (received already).
+    void bindInput(Stage& s, Slot& slot, int k, int micro);
     void backward(Stage& s, int k, int micro);
     // Waits for micro-batch `micro` in `box` from this step; the seconds waited go to `wait`.
     Handoff& receive(std::vector<Handoff>& box, int micro, double& wait);

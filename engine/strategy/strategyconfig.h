@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/strategy/pipelineschedule.h"
+#include "engine/model/pipelineschedule.h"
 #include "engine/strategy/strategykind.h"
 
 namespace trainbench::engine {
@@ -51,6 +51,7 @@ struct StrategyConfig {
     int micro_batches = 4;
     PipelineSchedule schedule = PipelineSchedule::OneFOneB;
     std::vector<int> stage_boundaries;
+    bool recompute = false;        // pipeline: activation recomputation (keep stage inputs, run forward again)
     // tensor: the devices every dense and convolution layer is split across (Megatron-style).
     int tensor = 2;
     double timeout_s = 30.0;       // multi-process: a peer silent this long is lost (a dead socket fails sooner)

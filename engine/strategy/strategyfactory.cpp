@@ -84,7 +84,7 @@ std::unique_ptr<Strategy> makeStrategy(const StrategySpec& spec) {
         case StrategyKind::TpuPod: return makeTpuPodStrategy(spec);
         case StrategyKind::Pipeline:
             return std::make_unique<PipelineStrategy>(
-                spec.replica, PipelineSpec{spec.stages, spec.microBatches, spec.schedule, spec.stageBoundaries});
+                spec.replica, PipelineSpec{spec.stages, spec.microBatches, spec.schedule, spec.stageBoundaries, spec.recompute});
         case StrategyKind::Tensor: return std::make_unique<TensorStrategy>(spec.replica, spec.tensorDevices);
         case StrategyKind::MultiWorker: return multiWorker(spec);
         case StrategyKind::ParameterServer: return parameterServer(spec);

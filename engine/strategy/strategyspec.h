@@ -63,6 +63,7 @@ struct StrategySpec {
     int microBatches = 4;
     PipelineSchedule schedule = PipelineSchedule::OneFOneB;
     std::vector<int> stageBoundaries;
+    bool recompute = false;
     // tensor: devices each dense and convolution layer is split across.
     int tensorDevices = 2;
     std::function<void(const std::string&)> log;  // optional; parameter_server may call it from any thread

@@ -10,6 +10,7 @@
 #include "engine/layers/conv2d.h"
 #include "engine/layers/dense.h"
 #include "engine/layers/softmaxcrossentropy.h"
+#include "engine/util/elapsed.h"
 #include "engine/util/errors.h"
 #include "engine/util/rng.h"
 #include "engine/util/threadname.h"
@@ -19,7 +20,6 @@ namespace trainbench::engine {
 namespace {
 
 using TensorClock = std::chrono::steady_clock;
-double secondsSince(TensorClock::time_point t0) { return std::chrono::duration<double>(TensorClock::now() - t0).count(); }
 
 bool isSplittable(const Layer& l) {
     const std::string k = l.kind();

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "engine/model/modelspec.h"
-#include "engine/strategy/pipelineschedule.h"
+#include "engine/model/pipelineschedule.h"
 #include "engine/strategy/pipelinestrategy.h"
-#include "engine/strategy/stagepartition.h"
+#include "engine/model/stagepartition.h"
 #include "engine/strategy/strategy.h"
 #include "engine/util/rng.h"
 #include "tests/engine/strategycurves.h"
@@ -156,6 +156,49 @@ TEST(PipelineStrategy, ABatchSmallerThanTheMicroBatchesIsAnError) {
             << e.what();
     }
     EXPECT_THROW(PipelineStrategy(replicaOf("mlp"), PipelineSpec{40, 1, PipelineSchedule::GPipe, {}}), std::invalid_argument);
+}
+
+// Activation recomputation keeps one set of layers per stage and runs each micro-batch's forward
+// again before its backward: the loss curve is the one without it (so one device's), dropout draws
+// the same masks the second time, and batch norm's running statistics are updated once per
+// micro-batch, not twice.
+TEST(PipelineStrategy, RecomputationKeepsOneSetOfLayersAndTheSameNumbers) {
+    constexpr int kSteps = 20;
+    const Batches data = makeBatches(kSteps, 32, 28 * 28);
+    SingleStrategy single(replicaOf("cnn"));
+    const std::vector<double> reference = lossCurve(single, data, 32);
+    for (PipelineSchedule s : {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB})
+        for (int K : {2, 4}) {
+            PipelineStrategy pipe(replicaOf("cnn"), PipelineSpec{K, 4, s, {}, /*recompute=*/true});
+            for (int k = 0; k < K; ++k) EXPECT_EQ(pipe.slotsOf(k), 1);
+            const std::vector<double> losses = lossCurve(pipe, data, 32);
+            EXPECT_LT(worstRelative(losses, reference), 1e-5) << pipelineScheduleName(s) << " K=" << K;
+            // Stage 0 runs every micro-batch's forward again (its set holds one at a time), except the
+            // one it holds when that micro-batch's backward comes.
+            EXPECT_GE(pipe.recomputedOf(0), 3) << pipelineScheduleName(s) << " K=" << K;
+        }
+
+    // Dropout and batch norm: recomputing equals keeping the activations, statistics included.
+    ReplicaSpec spec = replicaOf("cnn");
+    LayerSpec bn;
+    bn.kind = LayerKind::BatchNorm;
+    bn.momentum = 0.9f;
+    LayerSpec drop;
+    drop.kind = LayerKind::Dropout;
+    drop.rate = 0.3f;
+    spec.model.preset.clear();
+    spec.model.layers.insert(spec.model.layers.begin() + 1, bn);
+    spec.model.layers.insert(spec.model.layers.end() - 1, drop);
+    PipelineStrategy kept(spec, PipelineSpec{2, 4, PipelineSchedule::GPipe, {2}, false});
+    PipelineStrategy again(spec, PipelineSpec{2, 4, PipelineSchedule::GPipe, {2}, true});
+    const Batches few = makeBatches(6, 32, 28 * 28);
+    const std::vector<double> a = lossCurve(kept, few, 32), b = lossCurve(again, few, 32);
+    for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i], b[i]) << "step " << i + 1;
+    const auto sa = kept.model().state(), sb = again.model().state();
+    ASSERT_EQ(sa.size(), sb.size());
+    ASSERT_GT(sa.size(), 0u);
+    for (size_t i = 0; i < sa.size(); ++i) EXPECT_EQ(sa[i], sb[i]) << "batch norm state " << i;
+    EXPECT_GT(again.recomputedOf(0), 0);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "engine/strategy/stagepartition.h"
+#include "engine/model/stagepartition.h"
 
 #include <algorithm>
 #include <limits>

@@ -59,5 +59,8 @@ struct PipelineTimeline {
 // per backward (vectors of K).
 PipelineTimeline simulatePipeline(PipelineSchedule schedule, int stages, int micro, const std::vector<double>& forwardSeconds,
                                   const std::vector<double>& backwardSeconds, double handoffSeconds = 0.0);
+// The same with a hand-off time per boundary: handoffSeconds[k] between stage k and k+1 (K-1 of them).
+PipelineTimeline simulatePipeline(PipelineSchedule schedule, int stages, int micro, const std::vector<double>& forwardSeconds,
+                                  const std::vector<double>& backwardSeconds, const std::vector<double>& handoffSeconds);
 
 }  // namespace trainbench::engine

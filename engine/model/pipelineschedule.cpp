@@ -1,4 +1,4 @@
-#include "engine/strategy/pipelineschedule.h"
+#include "engine/model/pipelineschedule.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -56,8 +56,16 @@ double PipelineTimeline::bubbleFraction() const {
 
 PipelineTimeline simulatePipeline(PipelineSchedule schedule, int stages, int micro, const std::vector<double>& forwardSeconds,
                                   const std::vector<double>& backwardSeconds, double handoffSeconds) {
+    return simulatePipeline(schedule, stages, micro, forwardSeconds, backwardSeconds,
+                            std::vector<double>(static_cast<size_t>(std::max(stages - 1, 0)), handoffSeconds));
+}
+
+PipelineTimeline simulatePipeline(PipelineSchedule schedule, int stages, int micro, const std::vector<double>& forwardSeconds,
+                                  const std::vector<double>& backwardSeconds, const std::vector<double>& handoffSeconds) {
     if (static_cast<int>(forwardSeconds.size()) != stages || static_cast<int>(backwardSeconds.size()) != stages)
         throw std::invalid_argument("simulatePipeline: one forward and one backward time per stage");
+    if (static_cast<int>(handoffSeconds.size()) != std::max(stages - 1, 0))
+        throw std::invalid_argument("simulatePipeline: one hand-off time per boundary between stages");
     const auto ops = pipelineOps(schedule, stages, micro);
     const size_t K = static_cast<size_t>(stages), M = static_cast<size_t>(micro);
     constexpr double kNotYet = -1.0;
@@ -78,12 +86,12 @@ PipelineTimeline simulatePipeline(PipelineSchedule schedule, int stages, int mic
             if (op.forward) {
                 if (k > 0) {
                     if (fwdEnd[k - 1][m] == kNotYet) continue;
-                    ready = std::max(ready, fwdEnd[k - 1][m] + handoffSeconds);
+                    ready = std::max(ready, fwdEnd[k - 1][m] + handoffSeconds[k - 1]);
                 }
             } else {
                 if (k + 1 < K) {
                     if (bwdEnd[k + 1][m] == kNotYet) continue;
-                    ready = std::max(ready, bwdEnd[k + 1][m] + handoffSeconds);
+                    ready = std::max(ready, bwdEnd[k + 1][m] + handoffSeconds[k]);
                 }
                 ready = std::max(ready, fwdEnd[k][m]);
             }
