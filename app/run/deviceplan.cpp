@@ -27,10 +27,15 @@ engine::Precision precisionOf(const Experiment& x, const engine::DeviceSpec& spe
 
 // GPUs of one server: NVSwitch (A100 and H100 HGX boards) is a switch; V100 boards link GPUs in a
 // ring of NVLinks. The datasheets give all links together, both directions: half goes each way.
-engine::Topology gpuTopology(const engine::DeviceSpec& spec, int replicas) {
+// One direction of the link between two GPUs of a node: NVLink when they have it, else PCIe.
+engine::LinkParams gpuLink(const engine::DeviceSpec& spec) {
     const engine::GpuLinks links = spec.links.value_or(engine::GpuLinks{});
     const double perDirection = links.nvlink_bytes_per_s > 0 ? links.nvlink_bytes_per_s / 2 : links.pcie_bytes_per_s / 2;
-    const auto link = engine::LinkParams::fromBandwidth(links.latency_s, perDirection);
+    return engine::LinkParams::fromBandwidth(links.latency_s, perDirection);
+}
+
+engine::Topology gpuTopology(const engine::DeviceSpec& spec, int replicas) {
+    const auto link = gpuLink(spec);
     if (spec.id.rfind("v100", 0) == 0) return engine::bidirectionalRingTopology(replicas, link);
     return engine::switchTopology(replicas, link);
 }
@@ -42,7 +47,8 @@ void planHost(DevicePlan& p, const Experiment& x, const HostCalibrator& calibrat
     if (!calibrate)
         throw std::invalid_argument("device.type \"cpu-host\" is timed from this host's calibration, which needs a run store");
     const engine::StrategyKind kind = x.strategy.type;
-    if (kind == engine::StrategyKind::ParameterServer || kind == engine::StrategyKind::TpuPod)
+    if (kind == engine::StrategyKind::ParameterServer || kind == engine::StrategyKind::TpuPod ||
+        kind == engine::StrategyKind::Pipeline || kind == engine::StrategyKind::Tensor)
         throw std::invalid_argument("strategy.type: '" + std::string(engine::strategyKindName(kind)) +
                                     "' is not modelled on device.type \"cpu-host\" "
                                     "(this host as an emulated device takes 'single', 'mirrored' and 'multi_worker')");
@@ -108,6 +114,17 @@ DevicePlan planDevices(const Experiment& x, const HostCalibrator& calibrate, int
         planTpuPod(p, x, *spec);
         return p;
     }
+    if (x.strategy.type == engine::StrategyKind::Pipeline) {
+        if (spec->kind != engine::DeviceKind::Gpu)
+            throw std::invalid_argument("device.type: '" + spec->id + "': an emulated pipeline puts its stages on GPUs "
+                                        "joined by NVLink or PCIe; TPUs train with strategy.type 'tpu_pod'");
+        // One replica of the model, its stages each on a GPU of its own; neighbours send over the GPUs' link.
+        p.replicas = 1;
+        p.device_count = x.strategy.stages;
+        p.pipeline_link = gpuLink(*spec);
+        p.devices = spec->id + ":" + std::to_string(x.strategy.stages);
+        return p;
+    }
     if (engine::isMultiProcess(x.strategy.type)) {
         if (spec->kind == engine::DeviceKind::Tpu)
             throw std::invalid_argument("device.type: '" + spec->id + "' is a TPU, and TPUs train with strategy.type "
@@ -154,6 +171,9 @@ engine::VirtualClockConfig virtualClockConfig(const DevicePlan& plan, const Expe
     c.overlap = x.strategy.overlap && !plan.exchange_takes_cores;
     c.infeed_seconds_per_batch = infeed;
     c.infeed_prefetch = engine::usesStreamingPipeline(x.data) ? x.data.pipeline.prefetch > 0 : !plan.host_batches_in_step;
+    if (plan.pipeline_link)
+        c.pipeline = engine::PipelineLayout{x.strategy.stages,         x.strategy.micro_batches, x.strategy.schedule,
+                                            x.strategy.stage_boundaries, x.strategy.recompute,     *plan.pipeline_link};
     return c;
 }
 

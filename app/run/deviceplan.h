@@ -30,6 +30,8 @@ struct DevicePlan {
     // this network (each host's link, one direction). multi_worker's topology is a ring of it.
     // hostNetwork() is the one place it is made, so that another network can stand in.
     std::optional<engine::LinkParams> network;
+    // Emulated pipeline: one device per stage, adjacent stages joined by this link (NVLink or PCIe).
+    std::optional<engine::LinkParams> pipeline_link;
     int parameter_servers = 0;            // parameter_server: the ps hosts the variables are on
     double ps_memory_bytes_per_s = 0.0;   // parameter_server: what a ps host applies updates at
     // Examples one replica trains per step of `stepBatch` (parameter_server: a step is one worker's

@@ -43,11 +43,35 @@ profiler::InfeedRate infeedOf(const Experiment& x, int64_t globalBatch, const st
     return profiler::infeedRateFor(dbPath, pipeline, globalBatch, [&] { return measureInfeed(x, globalBatch); });
 }
 
-engine::MemoryCheck fitOnDevice(const Experiment& x, const DevicePlan& plan, int64_t globalBatch,
-                                const engine::Dims& shape, int64_t classes) {
+engine::MemoryCheck memoryOnDevice(const Experiment& x, const DevicePlan& plan, int64_t globalBatch,
+                                   const engine::Dims& shape, int64_t classes) {
+    if (plan.pipeline_link) {
+        // Each stage on its own device: the stage that keeps the most is the one that must fit.
+        const engine::VirtualClockConfig c = virtualClockConfig(plan, x, 0.0);
+        const engine::PipelineStepCost cost = engine::pipelineStepCost(x.model, shape, classes, globalBatch, x.optimizer,
+                                                                       plan.spec, plan.precision, *c.pipeline);
+        size_t worst = 0;
+        for (size_t k = 1; k < cost.memory.size(); ++k)
+            if (cost.memory[k].total() > cost.memory[worst].total()) worst = k;
+        engine::OpGraph stage;
+        stage.params_bytes = cost.memory[worst].params_bytes;
+        stage.grads_bytes = cost.memory[worst].grads_bytes;
+        stage.optimizer_bytes = cost.memory[worst].optimizer_bytes;
+        stage.activation_bytes = cost.memory[worst].activation_bytes;
+        engine::MemoryCheck memory = engine::checkMemory(stage, plan.spec, plan.precision);
+        if (!memory.message.empty())
+            memory.message = "pipeline stage " + std::to_string(worst) + " of " + std::to_string(cost.memory.size()) +
+                             ": " + memory.message;
+        return memory;
+    }
     engine::OpGraph graph = engine::trainingStepGraph(x.model, shape, classes, plan.replicaBatch(globalBatch), x.optimizer);
     if (plan.parameter_servers > 0) graph.optimizer_bytes = 0.0;  // the optimizer state is on the servers
-    engine::MemoryCheck memory = engine::checkMemory(graph, plan.spec, plan.precision);
+    return engine::checkMemory(graph, plan.spec, plan.precision);
+}
+
+engine::MemoryCheck fitOnDevice(const Experiment& x, const DevicePlan& plan, int64_t globalBatch,
+                                const engine::Dims& shape, int64_t classes) {
+    engine::MemoryCheck memory = memoryOnDevice(x, plan, globalBatch, shape, classes);
     if (!memory.fits) throw std::runtime_error(memory.message);
     return memory;
 }
@@ -67,12 +91,24 @@ std::unique_ptr<engine::VirtualClock> emulate(const Experiment& x, const DeviceP
     auto clock = std::make_unique<engine::VirtualClock>(virtualClockConfig(plan, x, infeed), x.model, shape, classes,
                                                         x.optimizer);
     const engine::VirtualStep& v = clock->stepCost(globalBatch);
-    say("emulating " + plan.devices + " (" + std::to_string(plan.replicas) + " replica" +
-        (plan.replicas == 1 ? "" : "s") + " of " + plan.spec.replicaLabel() + ", " +
-        engine::precisionName(plan.precision) + ", batch " + std::to_string(perReplica) + " each" +
+    std::string layout = std::to_string(plan.replicas) + " replica" + (plan.replicas == 1 ? "" : "s") + " of " +
+                        plan.spec.replicaLabel() + ", " + engine::precisionName(plan.precision) + ", batch " +
+                        std::to_string(perReplica) + " each";
+    if (plan.pipeline_link) {
+        const engine::PipelineStepCost& p = clock->pipelineCost(globalBatch);
+        std::string starts;
+        for (size_t k = 1; k < p.starts.size(); ++k) starts += (k > 1 ? "," : "") + std::to_string(p.starts[k]);
+        layout = std::to_string(p.starts.size()) + " pipeline stages, each on one " + plan.spec.replicaLabel() + ", " +
+                engine::precisionName(plan.precision) + ", " + std::to_string(p.micro) + " micro-batches of " +
+                std::to_string(p.micro_batch) + ", stages from layers " + starts + ", idle " +
+                std::to_string(static_cast<int>(std::lround(p.timeline.bubbleFraction() * 100))) + " % of the schedule";
+    }
+    say("emulating " + plan.devices + " (" + layout +
         (plan.network ? ", one per host, " + profiler::shortestNumber(x.device.network_gbps) + " Gbit/s links" : "") + "): a step takes " +
         profiler::millis(v.seconds()) + " virtual (forward " + profiler::millis(v.forward_s) + ", backward " + profiler::millis(v.backward_s) +
-        ", optimizer " + profiler::millis(v.optimizer_s) + ", exchange of gradients and records " + profiler::millis(v.comm_s) + " of which exposed " +
+        ", optimizer " + profiler::millis(v.optimizer_s) +
+        (plan.pipeline_link ? ", hand-offs " + profiler::millis(v.comm_s) + " per stage, the bubble and hand-offs exposed "
+                            : ", exchange of gradients and records " + profiler::millis(v.comm_s) + " of which exposed ") +
         profiler::millis(v.exposed_comm_s) + ", overhead " + profiler::millis(v.overhead_s) + ", input wait " + profiler::millis(v.input_s) +
         "; the host makes a batch in " + profiler::millis(infeed) + ", " + infeedSource + ")");
     if (plan.spec.kind == engine::DeviceKind::Tpu && v.matrix_utilisation < 0.5)
@@ -100,6 +136,15 @@ RunProfiler::Emulation emulationProfile(engine::VirtualClock& clock, const Devic
     RunProfiler::Emulation e;
     e.timing = clock.replicaTiming(globalBatch);
     e.graph = clock.replicaGraph(globalBatch);
+    if (const auto& pipeline = clock.config().pipeline) {
+        // The graph is one micro-batch's: every stage runs its forward and backward ops once per
+        // micro-batch, its updates once. The footprint is the fullest stage's (memoryOnDevice).
+        for (engine::OpDesc& op : e.graph.ops)
+            if (op.part != engine::StepPart::Optimizer) op.calls *= pipeline->micro;
+        e.graph.params_bytes = memory.params_bytes;
+        e.graph.grads_bytes = memory.grads_bytes;
+        e.graph.optimizer_bytes = memory.optimizer_bytes;
+    }
     e.activation_bytes = memory.activation_bytes;
     e.replica_memory_bytes = plan.replica_memory_bytes;
     e.replica_label = plan.spec.replicaLabel();

@@ -22,6 +22,10 @@ namespace trainbench::app {
 // batches after 2), so that reruns get the same virtual time however busy the host is.
 profiler::InfeedRate infeedOf(const Experiment& x, int64_t globalBatch, const std::string& dbPath);
 
+// What one device needs against its memory (a pipeline: its fullest stage's device), fitting or not.
+engine::MemoryCheck memoryOnDevice(const Experiment& x, const DevicePlan& plan, int64_t globalBatch,
+                                   const engine::Dims& shape, int64_t classes);
+
 // One replica's footprint against its memory, from the shapes alone (before anything is allocated
 // here): a model or batch that does not fit fails as it would on the device (std::runtime_error).
 engine::MemoryCheck fitOnDevice(const Experiment& x, const DevicePlan& plan, int64_t globalBatch,

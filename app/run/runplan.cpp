@@ -18,10 +18,9 @@ Placement placementFor(const Experiment& x, const std::optional<engine::ClusterS
     if (x.strategy.type == engine::StrategyKind::Pipeline || x.strategy.type == engine::StrategyKind::Tensor) {
         const bool pipeline = x.strategy.type == engine::StrategyKind::Pipeline;
         const std::string kind(engine::strategyKindName(x.strategy.type));
-        if (devices.emulated)
+        if (devices.emulated && !pipeline)
             throw std::invalid_argument("strategy.type '" + kind + "' trains on this host's CPU (device.type 'cpu'); "
-                                        "its " + (pipeline ? "stages" : "devices") + " on emulated devices (" +
-                                        x.device.type + ") are not modelled yet");
+                                        "its devices on emulated devices (" + x.device.type + ") are not modelled yet");
         // One data-parallel replica; each stage (or tensor device) a device of threads_per_replica
         // threads (or the threads split evenly).
         const int parts = pipeline ? x.strategy.stages : x.strategy.tensor;
@@ -29,7 +28,8 @@ Placement placementFor(const Experiment& x, const std::optional<engine::ClusterS
         p.threadsPerReplica = x.strategy.threads_per_replica > 0 ? x.strategy.threads_per_replica
                                                                 : std::max(1, threads / parts);
         p.globalBatch = x.train.batch_size;
-        p.devices = "cpu:" + std::to_string(p.threadsPerReplica) + "x" + std::to_string(parts);
+        // Emulated: the stages' numerics run here on threads; the virtual clock charges the GPUs.
+        p.devices = devices.emulated ? devices.devices : "cpu:" + std::to_string(p.threadsPerReplica) + "x" + std::to_string(parts);
         return p;
     }
     if (devices.emulated && !job) {

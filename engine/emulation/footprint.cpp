@@ -31,6 +31,12 @@ double elements(const Dims& dims) {
 // Not counted: oneDNN scratchpads and pooling workspaces (indices), layouts a convolution picks
 // for its own input or weights, and the padding of blocked layouts.
 double activationFloatsPerExample(const std::vector<std::unique_ptr<Layer>>& layers, const Dims& sampleShape) {
+    double floats = elements(sampleShape);
+    for (double f : activationFloatsPerLayer(layers)) floats += f;
+    return floats;
+}
+
+std::vector<double> activationFloatsPerLayer(const std::vector<std::unique_ptr<Layer>>& layers) {
     auto kindOf = [&](size_t i) { return std::string_view(layers[i]->kind()); };
     auto inPlace = [&](size_t i) { return kindOf(i) == "relu" || kindOf(i) == "dropout"; };
     // Whether layer i reads a blocked tensor: the last layer before it that made a tensor of its
@@ -39,8 +45,9 @@ double activationFloatsPerExample(const std::vector<std::unique_ptr<Layer>>& lay
         while (i > 0 && inPlace(i - 1)) --i;
         return i > 0 && (kindOf(i - 1) == "conv2d" || kindOf(i - 1) == "maxpool2d");
     };
-    double floats = elements(sampleShape);
+    std::vector<double> perLayer(layers.size(), 0.0);
     for (size_t i = 0; i < layers.size(); ++i) {
+        double& floats = perLayer[i];
         const Layer& layer = *layers[i];
         const double output = elements(layer.outputShape());
         const bool outputGradient = i + 1 == layers.size() || layers[i + 1]->needsInputGrad();
@@ -58,7 +65,7 @@ double activationFloatsPerExample(const std::vector<std::unique_ptr<Layer>>& lay
         if (const auto* block = dynamic_cast<const Bottleneck*>(&layer))
             for (const Layer* part : block->parts()) floats += 2 * elements(part->outputShape());
     }
-    return floats;
+    return perLayer;
 }
 
 

@@ -50,6 +50,27 @@ VirtualClock::Entry& VirtualClock::entry(int64_t globalBatch) {
     auto it = steps_.find(globalBatch);
     if (it != steps_.end()) return it->second;
     Entry e;
+    if (config_.pipeline) {
+        // Stage 0's forwards and backwards are the step's phases; the rest of the schedule's makespan
+        // (the bubble and the hand-offs) is its exposed communication, as a real pipeline records it.
+        const PipelineStepCost& p = *(e.pipeline = pipelineStepCost(model_, sample_, classes_, globalBatch, optimizer_,
+                                                                    config_.device, config_.precision, *config_.pipeline));
+        e.graph = trainingStepGraph(model_, sample_, classes_, p.micro_batch, optimizer_);
+        e.timing = stepTime(e.graph, config_.device, config_.precision);
+        VirtualStep& v = e.step;
+        const double M = static_cast<double>(p.micro);
+        v.forward_s = M * p.forward_s[0];
+        v.backward_s = M * p.backward_s[0];
+        v.optimizer_s = *std::max_element(p.optimizer_s.begin(), p.optimizer_s.end());
+        v.exposed_comm_s = std::max(0.0, p.timeline.stepSeconds - v.forward_s - v.backward_s);
+        for (size_t k = 0; k < p.memory.size(); ++k) v.comm_s += p.sendSeconds(static_cast<int>(k)) / static_cast<double>(p.memory.size());
+        v.overhead_s = p.overhead_s;
+        v.matrix_utilisation = e.timing.matrix_utilisation;
+        const double device = v.forward_s + v.backward_s + v.optimizer_s + v.exposed_comm_s + v.overhead_s;
+        v.input_s = config_.infeed_prefetch ? std::max(0.0, config_.infeed_seconds_per_batch - device)
+                                            : config_.infeed_seconds_per_batch;
+        return steps_.emplace(globalBatch, std::move(e)).first->second;
+    }
     // Replicas get equal shares (validation asks for static shapes); a batch that does not split is
     // charged as its largest share, the replica the others wait for.
     const int64_t perReplica = (globalBatch + config_.replicas - 1) / config_.replicas;
@@ -87,6 +108,12 @@ VirtualClock::Entry& VirtualClock::entry(int64_t globalBatch) {
 
 const VirtualStep& VirtualClock::stepCost(int64_t globalBatch) { return entry(globalBatch).step; }
 
+const PipelineStepCost& VirtualClock::pipelineCost(int64_t globalBatch) {
+    Entry& e = entry(globalBatch);
+    if (!e.pipeline) throw std::logic_error("virtual clock: not a pipeline");
+    return *e.pipeline;
+}
+
 const StepTiming& VirtualClock::replicaTiming(int64_t globalBatch) { return entry(globalBatch).timing; }
 
 const OpGraph& VirtualClock::replicaGraph(int64_t globalBatch) { return entry(globalBatch).graph; }
@@ -104,6 +131,29 @@ void chargeStep(StepRecord& rec, const VirtualStep& v) {
 void VirtualClock::step(StepRecord& rec) {
     const VirtualStep& v = stepCost(rec.samples);
     chargeStep(rec, v);
+    if (config_.pipeline) {
+        // Each stage: its own forwards, backwards and update; its sends; idle for the rest of the step.
+        const PipelineStepCost& p = pipelineCost(rec.samples);
+        const double M = static_cast<double>(p.micro), step = v.seconds() - v.input_s - v.overhead_s;
+        double comm = 0.0, wait = 0.0;
+        for (ReplicaStep& r : rec.replicas) {
+            const size_t k = static_cast<size_t>(std::clamp(r.rank, 0, static_cast<int>(p.memory.size()) - 1));
+            r.forward_seconds = M * p.forward_s[k];
+            r.backward_seconds = M * p.backward_s[k];
+            r.optimizer_seconds = p.optimizer_s[k];
+            r.compute_seconds = p.busySeconds(static_cast<int>(k));
+            r.comm_seconds = p.sendSeconds(static_cast<int>(k));
+            r.exposed_comm_seconds = std::max(0.0, step - r.compute_seconds);
+            r.wait_seconds = std::max(0.0, step - r.compute_seconds - r.comm_seconds);
+            comm += r.comm_seconds;
+            wait += r.wait_seconds;
+        }
+        if (!rec.replicas.empty()) {
+            rec.comm_seconds = comm / static_cast<double>(rec.replicas.size());
+            rec.wait_seconds = wait / static_cast<double>(rec.replicas.size());
+        }
+        return;
+    }
     rec.comm_seconds = v.comm_s;
     rec.wait_seconds = 0.0;  // the replicas are identical: nobody waits for a straggler
     for (ReplicaStep& r : rec.replicas) {

@@ -15,6 +15,7 @@
 #include "engine/emulation/devicespec.h"
 #include "engine/emulation/devicetiming.h"
 #include "engine/emulation/opgraph.h"
+#include "engine/emulation/pipelinetiming.h"
 #include "engine/model/modelspec.h"
 #include "engine/optim/optimizerconfig.h"
 #include "engine/telemetry/stepclock.h"
@@ -33,6 +34,9 @@ struct VirtualClockConfig {
     // With prefetch the device waits only for what exceeds its own step; without, for all of it.
     double infeed_seconds_per_batch = 0.0;
     bool infeed_prefetch = true;
+    // strategy "pipeline": the model's stages on devices of their own (pipelinetiming.h); the step
+    // is the schedule's, each stage's record its own.
+    std::optional<PipelineLayout> pipeline;
 };
 
 // What one step of a batch size costs, part by part (virtual seconds).
@@ -73,6 +77,8 @@ public:
 
     // The cost of a step of `globalBatch` examples (computed once per size).
     const VirtualStep& stepCost(int64_t globalBatch);
+    // A pipeline's step at a global batch, stage by stage (only with config().pipeline).
+    const PipelineStepCost& pipelineCost(int64_t globalBatch);
     // The op graph and timing of one replica's step at a global batch (for reports and estimates).
     const StepTiming& replicaTiming(int64_t globalBatch);
     const OpGraph& replicaGraph(int64_t globalBatch);
@@ -83,6 +89,7 @@ private:
         OpGraph graph;
         StepTiming timing;
         VirtualStep step;
+        std::optional<PipelineStepCost> pipeline;
     };
     Entry& entry(int64_t globalBatch);
     double evalSeconds(int64_t samples);

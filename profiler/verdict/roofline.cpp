@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "profiler/verdict/evidencetext.h"
+#include "profiler/verdict/experimentkeys.h"
 #include "profiler/verdict/rules.h"
 
 namespace trainbench::profiler {
@@ -27,9 +28,14 @@ OpMix opMix(const ProfileInput& input) {
         }
         m.top.push_back({row.kind, row.shape, row.seconds, row.intensity(), left});
     }
-    // A mirrored run's rows are summed over its replicas (mergeOpRows); its phases are one
-    // replica's training thread.
-    const int replicas = input.strategy == engine::StrategyKind::Mirrored ? std::max(1, input.replicas) : 1;
+    // A mirrored run's rows are summed over its replicas (mergeOpRows), a pipeline's over its stages
+    // and a tensor-parallel run's over its devices; its phases are one replica's (one stage's, one
+    // device's) training thread.
+    const ExperimentView experiment(input.experiment);
+    const int replicas = input.strategy == engine::StrategyKind::Mirrored   ? std::max(1, input.replicas)
+                         : input.strategy == engine::StrategyKind::Pipeline ? static_cast<int>(experiment.integer("strategy.stages"))
+                         : input.strategy == engine::StrategyKind::Tensor   ? static_cast<int>(experiment.integer("strategy.tensor"))
+                                                                            : 1;
     m.op_seconds_per_replica = m.op_seconds / replicas;
     const size_t keep = std::min<size_t>(3, m.top.size());
     std::partial_sort(m.top.begin(), m.top.begin() + static_cast<std::ptrdiff_t>(keep), m.top.end(),

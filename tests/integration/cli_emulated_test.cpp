@@ -82,6 +82,65 @@ TEST(CliEmulated, MirroredGpusExchangeOverNvSwitch) {
     EXPECT_LT(four.steps.front().forward_seconds, one.steps.front().forward_seconds);
 }
 
+// A pipeline of GPUs: each stage a GPU (charged), the stages' numerics on this host's threads; the
+// virtual step is the schedule's, with the bubble as exposed communication, and each stage's record
+// is its own. The loss curve is one GPU's.
+TEST(CliEmulated, APipelineOfGpusRecordsEachStageAndTheBubble) {
+    TempDir tmp;
+    const std::string db = (tmp.path / "runs.db").string();
+    const Recorded one = runOne(tmp, db, "one", R"("device": {"type": "a100-sxm4-40gb"})");
+    const Recorded pipe = runOne(tmp, db, "pipe", R"("strategy": {"type": "pipeline", "stages": 2, "micro_batches": 4},
+      "device": {"type": "a100-sxm4-40gb"})");
+    ASSERT_EQ(one.steps.size(), 8u);
+    ASSERT_EQ(pipe.steps.size(), 8u);
+    EXPECT_EQ(pipe.row.strategy, "pipeline");
+    EXPECT_EQ(pipe.row.devices, "a100-sxm4-40gb:2");
+    EXPECT_EQ(pipe.row.device_count.value_or(0), 2);
+    for (size_t i = 0; i < 8; ++i) EXPECT_NEAR(pipe.steps[i].loss, one.steps[i].loss, 1e-4) << "step " << i + 1;
+    // Virtual time: the same every step (static shapes), the bubble exposed, each stage idle part of it.
+    EXPECT_EQ(pipe.steps[3].step_seconds, pipe.steps[4].step_seconds);
+    EXPECT_GT(pipe.steps.front().exposed_comm_seconds, 0.0);
+    auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
+    const auto stages = store.replicaSteps(pipe.row.id);
+    ASSERT_EQ(stages.size(), 16u);
+    for (size_t i = 0; i < stages.size(); ++i) {
+        EXPECT_EQ(stages[i].replica.rank, static_cast<int>(i % 2));
+        EXPECT_GT(stages[i].replica.compute_seconds, 0.0);
+        EXPECT_GT(stages[i].replica.wait_seconds, 0.0) << "a stage idles in the bubble";
+        EXPECT_LT(stages[i].replica.compute_seconds, pipe.steps[i / 2].step_seconds);
+    }
+    // Tensor parallelism on emulated devices is not modelled yet, and says so.
+    const std::string tensor = writeFile(tmp.path / "tensor.json", experiment("tensor", R"("strategy": {"type": "tensor"},
+      "device": {"type": "a100-sxm4-40gb"})"));
+    auto refused = runCli({"run", tensor, "--db", db, "-q"}, tmp.path);
+    EXPECT_NE(refused.exitCode, 0);
+    EXPECT_NE(refused.err.find("strategy.type 'tensor' trains on this host's CPU"), std::string::npos) << refused.err;
+}
+
+// A model whose activations do not fit one V100 fits cut into stages, each on its own V100 with its
+// share of the layers and of the micro-batches in flight (estimate: nothing that size is allocated).
+TEST(CliEmulated, AModelTooLargeForOneGpuFitsAsAPipelineOfThem) {
+    TempDir tmp;
+    const std::string file = writeFile(tmp.path / "big.json", R"({"name": "big",
+      "model": {"layers": [{"type": "flatten"}, {"type": "dense", "units": 16384}, {"type": "relu"},
+                           {"type": "dense", "units": 16384}, {"type": "relu"}, {"type": "dense", "units": 10}]},
+      "data": {"train_limit": 65536, "test_limit": 100},
+      "train": {"batch_size": 65536, "epochs": 0, "max_steps": 1},
+      "device": {"type": "v100-sxm2-16gb"}})");
+    auto one = runCli({"estimate", file}, tmp.path);
+    EXPECT_EQ(one.exitCode, 1) << one.out << one.err;
+    EXPECT_NE(one.err.find("out of memory on v100-sxm2-16gb"), std::string::npos) << one.err;
+    auto pipe = runCli({"estimate", file, "--json", "--set", "strategy.type=pipeline", "--set", "strategy.stages=2",
+                        "--set", "strategy.micro_batches=32"},
+                       tmp.path);
+    ASSERT_EQ(pipe.exitCode, 0) << pipe.out << pipe.err;
+    const auto rows = nlohmann::json::parse(pipe.out);
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_TRUE(rows[0]["fits"].get<bool>());
+    EXPECT_EQ(rows[0]["device_count"], 2);
+    EXPECT_GT(rows[0]["step_seconds"].get<double>(), 0.0);
+}
+
 TEST(CliEmulated, AModelThatDoesNotFitFailsLikeAnOutOfMemory) {
     TempDir tmp;
     const std::string db = (tmp.path / "runs.db").string();

@@ -1,7 +1,7 @@
 // strategy "pipeline" end to end on Fashion-MNIST: `trainbench-cli run` trains W1's MLP cut into
 // stages on threads; its loss curve is one device's on the same global batch, the run records each
 // stage's step breakdown and its verdict speaks of the pipeline; malformed pipeline keys and an
-// emulated device are refused naming the key.
+// TPU device are refused naming the key.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -73,9 +73,11 @@ TEST(CliPipeline, MalformedKeysAndEmulatedDevicesAreRefusedNamingTheKey) {
     auto order = runCli({"run", x, "--db", (tmp.path / "r.db").string(), "--set", "strategy.stage_boundaries=3,2"}, tmp.path);
     EXPECT_NE(order.exitCode, 0);
     EXPECT_NE(order.err.find("strategy.stage_boundaries[1]: 2 must be after 3"), std::string::npos) << order.err;
-    auto emulated = runCli({"run", x, "--db", (tmp.path / "r.db").string(), "--set", "device.type=a100-sxm4-80gb"}, tmp.path);
-    EXPECT_NE(emulated.exitCode, 0);
-    EXPECT_NE(emulated.err.find("strategy.type 'pipeline' trains on this host's CPU"), std::string::npos) << emulated.err;
+    auto tpu = runCli({"run", x, "--db", (tmp.path / "r.db").string(), "--set", "device.type=tpu-v3", "--set",
+                       "data.drop_remainder=true"},
+                      tmp.path);
+    EXPECT_NE(tpu.exitCode, 0);
+    EXPECT_NE(tpu.err.find("an emulated pipeline puts its stages on GPUs"), std::string::npos) << tpu.err;
     auto replicated = runCli({"run", x, "--set", "strategy.replicas=2"}, tmp.path);
     EXPECT_EQ(replicated.exitCode, 2);
     EXPECT_NE(replicated.err.find("strategy.replicas: is 2 but a pipeline run trains one replica here"), std::string::npos)
