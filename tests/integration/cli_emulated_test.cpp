@@ -117,16 +117,20 @@ TEST(CliEmulated, APipelineOfGpusRecordsEachStageAndTheBubble) {
     EXPECT_NE(refused.err.find("strategy.type 'tensor' trains on this host's CPU"), std::string::npos) << refused.err;
 }
 
-// A model whose activations do not fit one V100 fits cut into stages, each on its own V100 with its
-// share of the layers and of the micro-batches in flight (estimate: nothing that size is allocated).
-TEST(CliEmulated, AModelTooLargeForOneGpuFitsAsAPipelineOfThem) {
-    TempDir tmp;
-    const std::string file = writeFile(tmp.path / "big.json", R"({"name": "big",
+// Two 16384-wide layers at batch 65536 on one V100 (16 GiB): 4.5 GB of parameters, gradients and
+// Adam state, and some 17 GB of activations. Nothing that size is allocated here.
+const char* const kTooBigForOneV100 = R"({"name": "big",
       "model": {"layers": [{"type": "flatten"}, {"type": "dense", "units": 16384}, {"type": "relu"},
                            {"type": "dense", "units": 16384}, {"type": "relu"}, {"type": "dense", "units": 10}]},
       "data": {"train_limit": 65536, "test_limit": 100},
       "train": {"batch_size": 65536, "epochs": 0, "max_steps": 1},
-      "device": {"type": "v100-sxm2-16gb"}})");
+      "device": {"type": "v100-sxm2-16gb"}})";
+
+// A model whose activations do not fit one V100 fits cut into stages, each on its own V100 with its
+// share of the layers and of the micro-batches in flight (estimate: nothing that size is allocated).
+TEST(CliEmulated, AModelTooLargeForOneGpuFitsAsAPipelineOfThem) {
+    TempDir tmp;
+    const std::string file = writeFile(tmp.path / "big.json", kTooBigForOneV100);
     auto one = runCli({"estimate", file}, tmp.path);
     EXPECT_EQ(one.exitCode, 1) << one.out << one.err;
     EXPECT_NE(one.err.find("out of memory on v100-sxm2-16gb"), std::string::npos) << one.err;
@@ -144,14 +148,7 @@ TEST(CliEmulated, AModelTooLargeForOneGpuFitsAsAPipelineOfThem) {
 TEST(CliEmulated, AModelThatDoesNotFitFailsLikeAnOutOfMemory) {
     TempDir tmp;
     const std::string db = (tmp.path / "runs.db").string();
-    // Two 16384-wide layers at batch 65536 on one V100 (16 GiB): 4.5 GB of parameters, gradients and
-    // Adam state, and some 17 GB of activations. Nothing that size is allocated here.
-    const std::string file = writeFile(tmp.path / "big.json", R"({"name": "big",
-      "model": {"layers": [{"type": "flatten"}, {"type": "dense", "units": 16384}, {"type": "relu"},
-                           {"type": "dense", "units": 16384}, {"type": "relu"}, {"type": "dense", "units": 10}]},
-      "data": {"train_limit": 65536, "test_limit": 100},
-      "train": {"batch_size": 65536, "epochs": 0, "max_steps": 1},
-      "device": {"type": "v100-sxm2-16gb"}})");
+    const std::string file = writeFile(tmp.path / "big.json", kTooBigForOneV100);
     auto r = runCli({"run", file, "--db", db, "-q"}, tmp.path);
     EXPECT_NE(r.exitCode, 0);
     EXPECT_NE((r.out + r.err).find("out of memory on v100-sxm2-16gb"), std::string::npos) << r.out << r.err;
