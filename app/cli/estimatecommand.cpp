@@ -72,6 +72,7 @@ int estimateCommand(const std::string& file, const std::vector<std::string>& ove
                            {"memory_bytes", e.memory.needed_bytes},
                            {"memory_fraction", e.memory.fraction},
                            {"fits", e.memory.fits},
+                           {"splits", app::splitsJson(e.splits)},
                            {"steps", e.steps},
                            {"train_seconds", e.train_seconds},
                            {"price_per_device_hour", e.price_per_device_hour ? nlohmann::json(*e.price_per_device_hour) : nlohmann::json()},
@@ -87,7 +88,8 @@ int estimateCommand(const std::string& file, const std::vector<std::string>& ove
                                          "%s, a worker's step %s\n", p.name.c_str(), engine::psBoundName(ps.bound).c_str(),
                                  ps.workers, profiler::formatDuration(ps.round_s).c_str(), profiler::formatDuration(ps.worker_s).c_str());
             }
-            if (!e.memory.fits && !asJson) std::fprintf(stderr, "%s: %s\n", p.name.c_str(), e.memory.message.c_str());
+            if (!e.memory.message.empty() && !asJson)
+                std::fprintf(stderr, "%s: %s%s\n", p.name.c_str(), e.memory.message.c_str(), app::splitAdvice(e.splits).c_str());
         }
         if (asJson) {
             std::printf("%s\n", out.dump(2).c_str());

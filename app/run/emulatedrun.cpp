@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "app/run/splitadvice.h"
 #include "engine/data/pipeline/datasource.h"
 #include "engine/emulation/opgraph.h"
 #include "profiler/format/numberformat.h"
@@ -72,7 +73,8 @@ engine::MemoryCheck memoryOnDevice(const Experiment& x, const DevicePlan& plan, 
 engine::MemoryCheck fitOnDevice(const Experiment& x, const DevicePlan& plan, int64_t globalBatch,
                                 const engine::Dims& shape, int64_t classes) {
     engine::MemoryCheck memory = memoryOnDevice(x, plan, globalBatch, shape, classes);
-    if (!memory.fits) throw std::runtime_error(memory.message);
+    if (!memory.fits)
+        throw std::runtime_error(memory.message + splitAdvice(pipelineSplitsThatFit(x, plan, globalBatch, shape, classes)));
     return memory;
 }
 
@@ -114,7 +116,11 @@ std::unique_ptr<engine::VirtualClock> emulate(const Experiment& x, const DeviceP
     if (plan.spec.kind == engine::DeviceKind::Tpu && v.matrix_utilisation < 0.5)
         say("note: the MXUs are " + std::to_string(static_cast<int>(std::lround(v.matrix_utilisation * 100))) + " % utilised: matrix dimensions are padded "
             "to multiples of 128 (feature sizes) and 8 (batch); sizes that are multiples of 128 waste less");
-    if (memory.near_capacity) say("note: " + memory.message);
+    if (memory.near_capacity) {
+        const std::vector<MemorySplit> splits = pipelineSplitsThatFit(x, plan, globalBatch, shape, classes);
+        say("note: " + memory.message + splitAdvice(splits));
+        if (writer && !splits.empty()) writer->attributes({{runattr::kMemorySplits, splitsJson(splits).dump()}});
+    }
     if (writer)
         writer->attributes({{runattr::kVirtualDevice, plan.spec.id},
                             {runattr::kVirtualReplicas, std::to_string(plan.replicas)},

@@ -47,6 +47,8 @@ Estimate estimateExperiment(const Experiment& x, const DataShape& data, const Ho
     if (async) graph.optimizer_bytes = 0.0;  // the optimizer state is on the servers
     e.memory = plan.pipeline_link ? memoryOnDevice(x, plan, e.global_batch, data.sample, data.classes)
                                   : engine::checkMemory(graph, plan.spec, plan.precision);
+    if (!e.memory.fits || e.memory.near_capacity)
+        e.splits = pipelineSplitsThatFit(x, plan, e.global_batch, data.sample, data.classes);
     for (const engine::OpDesc& op : graph.ops) e.flops_per_step += op.cost.flops * static_cast<double>(op.calls);
     // Infeed pinned or none: the estimate has no host pipeline of the devices' hosts to measure. This
     // host as the device is the exception: its pipeline is here, so its rate is taken as a run takes

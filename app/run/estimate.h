@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "app/experiment/experiment.h"
 #include "app/run/deviceplan.h"
+#include "app/run/splitadvice.h"
 #include "engine/emulation/devicememory.h"
 #include "engine/emulation/parameterserverclock.h"
 #include "engine/emulation/virtualclock.h"
@@ -41,6 +43,8 @@ struct Estimate {
     engine::VirtualStep step;
     double flops_per_step = 0.0;  // useful FLOPs of one replica's step
     engine::MemoryCheck memory;   // one replica
+    // Not fitting or near capacity on one GPU: the pipeline splits that fit (splitadvice.h).
+    std::vector<MemorySplit> splits;
     double samples_per_second = 0.0;
     int64_t steps = 0;            // of the whole run: epochs x steps per epoch, or max_steps
     double train_seconds = 0.0;   // steps x step time (evaluations not included)

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace trainbench::profiler {
 
@@ -24,6 +25,17 @@ struct MachineRoofs {
 };
 
 // A run's memory, from shapes and from the process, against the device's memory.
+// One way to split a model that (nearly) fills its emulated GPU into pipeline stages, each on a GPU
+// of its own (app/run/splitadvice.h), with what the fullest stage's GPU then holds.
+struct PipelineSplit {
+    int stages = 0;
+    int micro_batches = 0;
+    bool recompute = false;
+    double needed_bytes = 0.0;      // on the fullest stage's GPU
+    double capacity_bytes = 0.0;    // one GPU's memory
+    double activation_bytes = 0.0;  // of that, activations
+};
+
 struct MemoryFootprint {
     double params_bytes = 0.0;
     double grads_bytes = 0.0;
@@ -34,6 +46,7 @@ struct MemoryFootprint {
     std::string device_source;       // "host RAM" or "device.memory_mb" (the experiment's limit)
     int64_t swapped_pages = 0;       // pages swapped in or out (system-wide) while the run trained
     int64_t major_faults = 0;        // the process's major page faults while it trained
+    std::vector<PipelineSplit> splits;  // an emulated GPU near capacity: the splits that fit (fewest stages first)
     // What the model needs by shapes (parameters, gradients, optimizer state, activations).
     double modelBytes() const { return params_bytes + grads_bytes + optimizer_bytes + activation_bytes; }
 };

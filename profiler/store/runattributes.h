@@ -89,6 +89,8 @@ inline constexpr char kMemoryDeviceBytes[] = "memory.device_bytes";
 inline constexpr char kMemoryDeviceSource[] = "memory.device_source";
 inline constexpr char kMemorySwappedPages[] = "memory.swapped_pages";
 inline constexpr char kMemoryMajorFaults[] = "memory.major_faults";
+// An emulated GPU at >= 90 % of its memory: the pipeline splits that fit, JSON (app/run/splitadvice.h).
+inline constexpr char kMemorySplits[] = "memory.splits";
 inline constexpr char kHwAvailable[] = "hw.available";
 inline constexpr char kHwUnavailableReason[] = "hw.unavailable_reason";
 inline constexpr char kHwCycles[] = "hw.cycles";
@@ -167,6 +169,7 @@ enum class When {
     EmulatedInProcess,    // emulated, any strategy but parameter_server
     EmulatedNetwork,      // emulated multi_worker or parameter_server: links between hosts
     EmulatedPs,           // emulated parameter_server
+    EmulatedNearCapacity, // emulated, one replica on a GPU at >= 90 % of its memory that a pipeline split relieves
     Profiled,
     ProfiledCounters,     // profiled, the host's hardware counters open (each one it counted)
     ProfiledNoCounters,   // profiled, no hardware counters on the host
@@ -248,6 +251,7 @@ inline constexpr std::array kRunAttributes = {
     RunAttribute{kMemoryDeviceSource, When::Profiled},
     RunAttribute{kMemorySwappedPages, When::Profiled},
     RunAttribute{kMemoryMajorFaults, When::Profiled},
+    RunAttribute{kMemorySplits, When::EmulatedNearCapacity},
     RunAttribute{kHwAvailable, When::Profiled},
     RunAttribute{kHwUnavailableReason, When::ProfiledNoCounters},
     RunAttribute{kHwCycles, When::ProfiledCounters},

@@ -60,6 +60,31 @@ std::optional<double> numberAttribute(const std::map<std::string, std::string>& 
     }
 }
 
+// memory.splits as the run wrote it; entries that are not what it writes are left out.
+std::vector<PipelineSplit> splitsFrom(const std::string& text) {
+    std::vector<PipelineSplit> out;
+    const nlohmann::json a = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (!a.is_array()) return out;
+    auto number = [](const nlohmann::json& o, const char* key) {
+        const auto it = o.find(key);
+        return it != o.end() && it->is_number() ? it->get<double>() : -1.0;
+    };
+    for (const auto& o : a) {
+        if (!o.is_object()) continue;
+        PipelineSplit s;
+        s.stages = static_cast<int>(number(o, "stages"));
+        s.micro_batches = static_cast<int>(number(o, "micro_batches"));
+        const auto recompute = o.find("recompute");
+        s.recompute = recompute != o.end() && recompute->is_boolean() && recompute->get<bool>();
+        s.needed_bytes = number(o, "needed_bytes");
+        s.capacity_bytes = number(o, "capacity_bytes");
+        s.activation_bytes = number(o, "activation_bytes");
+        if (s.stages >= 2 && s.micro_batches >= 1 && s.needed_bytes >= 0 && s.capacity_bytes > 0 && s.activation_bytes >= 0)
+            out.push_back(s);
+    }
+    return out;
+}
+
 }  // namespace
 
 std::vector<OpStatRow> RunStore::opStats(RunId id) {
@@ -126,6 +151,7 @@ ProfileInput RunStore::profileInput(RunId id) {
         m.device_source = attrs.count(runattr::kMemoryDeviceSource) ? attrs[runattr::kMemoryDeviceSource] : "";
         m.swapped_pages = static_cast<int64_t>(numberAttribute(attrs, runattr::kMemorySwappedPages).value_or(0.0));
         m.major_faults = static_cast<int64_t>(numberAttribute(attrs, runattr::kMemoryMajorFaults).value_or(0.0));
+        if (attrs.count(runattr::kMemorySplits)) m.splits = splitsFrom(attrs[runattr::kMemorySplits]);
         in.memory = m;
     }
     return in;

@@ -62,6 +62,7 @@ const std::vector<ActionKey>& actionKeys() {
         integer("strategy.stages", 2, 1, 64),
         integer("strategy.micro_batches", 4, 1, 4096),
         integer("strategy.tensor", 2, 1, 64),
+        boolean("strategy.recompute", false),
         number("device.network_gbps", 100.0, 0.001, 100000.0),
     };
     return keys;

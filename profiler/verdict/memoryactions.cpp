@@ -3,6 +3,8 @@
 // (domain.md: more memory per worker; (not ideal) fewer layers, smaller batch): activations scale
 // with the batch, parameters, gradients and optimizer state do not.
 #include <algorithm>
+#include <optional>
+#include <string>
 
 #include "profiler/verdict/actioncatalogue.h"
 #include "profiler/verdict/evidencetext.h"
@@ -34,6 +36,42 @@ std::vector<Candidate> bandwidthActions(const ActionContext& ctx) {
     return out;
 }
 
+namespace {
+
+// A pipeline of s.stages GPUs instead of one: each holds its stages' weights, gradients and optimizer
+// state and the activations of the micro-batches in flight (domain.md: model parallelism).
+std::optional<Candidate> pipelineSplitAction(const ActionContext& ctx, const PipelineSplit& s) {
+    const ExperimentView& v = ctx.experiment;
+    const MemoryFootprint& m = *ctx.input.memory;
+    const double k = s.stages, micro = s.micro_batches;
+    const double bubble = (k - 1.0) / (micro + k - 1.0);
+    std::string expected =
+        "Each stage's GPU holds its layers' weights, gradients and optimizer state and the activations of the "
+        "micro-batches in flight: about " + text::megabytes(s.needed_bytes) + " MB on the fullest (" +
+        text::percent(s.needed_bytes / s.capacity_bytes) + " % of one GPU's " + text::megabytes(s.capacity_bytes) +
+        " MB, activations " + text::megabytes(s.activation_bytes) + " MB), against " + text::megabytes(m.modelBytes()) +
+        " MB now. ";
+    const bool pipeline = v.strategy() == engine::StrategyKind::Pipeline;
+    const int64_t now = pipeline ? v.integer("strategy.stages") : 1;
+    if (s.stages != now)
+        expected += std::to_string(s.stages) + " GPUs are charged instead of " + std::to_string(now) + ". ";
+    expected += "Each step idles about " + text::percent(bubble) + " % filling and draining the pipeline ((K-1)/(M+K-1)).";
+    if (s.recompute) expected += " Recomputation runs each micro-batch's forward again before its backward.";
+    const std::string title = s.stages == now && s.recompute
+                                  ? "Recompute activations in each stage"
+                                  : "Split the model into " + std::to_string(s.stages) + " pipeline stages" +
+                                        (s.recompute ? " with recomputation" : "");
+    return catalogue::make(
+        BoundKind::MemoryCapacity, title,
+        {v.change("strategy.type", "pipeline"), v.change("strategy.stages", s.stages),
+         v.change("strategy.micro_batches", s.micro_batches), s.recompute ? v.change("strategy.recompute", true) : std::nullopt},
+        expected, std::nullopt,
+        "domain.md: a model too big for one device is split across devices (pipeline: K stages, M micro-batches; "
+        "recomputation trades a second forward for memory).");
+}
+
+}  // namespace
+
 std::vector<Candidate> capacityActions(const ActionContext& ctx) {
     const ExperimentView& v = ctx.experiment;
     std::vector<Candidate> out;
@@ -58,6 +96,9 @@ std::vector<Candidate> capacityActions(const ActionContext& ctx) {
                              expected + ". Scale the learning rate down with the batch.", std::nullopt,
                              "domain.md: memory-bound, (not ideal) smaller batch.", true));
     }
+    // One emulated GPU near capacity: the run recorded the pipeline splits that fit (fewest stages first).
+    if (ctx.input.memory)
+        for (const PipelineSplit& s : ctx.input.memory->splits) push(pipelineSplitAction(ctx, s));
     if (strategy == engine::StrategyKind::Mirrored && replicas >= 2 && ctx.input.memory && ctx.input.memory->device_source == "host RAM")
         push(catalogue::make(
             BoundKind::MemoryCapacity, "Halve the replicas", {v.change("strategy.replicas", replicas / 2)},

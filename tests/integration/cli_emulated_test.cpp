@@ -119,6 +119,9 @@ TEST(CliEmulated, APipelineOfGpusRecordsEachStageAndTheBubble) {
 
 // Two 16384-wide layers at batch 65536 on one V100 (16 GiB): 4.5 GB of parameters, gradients and
 // Adam state, and some 17 GB of activations. Nothing that size is allocated here.
+// W1 at batch 256 (emulatedruns.h) fills between 90 and 100 % of this much memory.
+constexpr double kSmallGpuGib = 0.0108;  // 11.6 MB: W1 needs 11.0 MB on one GPU, 9.1 MB on the fuller of 2 stages
+
 const char* const kTooBigForOneV100 = R"({"name": "big",
       "model": {"layers": [{"type": "flatten"}, {"type": "dense", "units": 16384}, {"type": "relu"},
                            {"type": "dense", "units": 16384}, {"type": "relu"}, {"type": "dense", "units": 10}]},
@@ -145,6 +148,44 @@ TEST(CliEmulated, AModelTooLargeForOneGpuFitsAsAPipelineOfThem) {
     EXPECT_GT(rows[0]["step_seconds"].get<double>(), 0.0);
 }
 
+// What estimate proposes for a model that does not fit one V100 is true: each split fits with room
+// when estimated as proposed, and one stage fewer (of the same kind) does not.
+TEST(CliEmulated, TheSplitsProposedForAModelTooLargeForOneGpuFitAndAreTheFewest) {
+    TempDir tmp;
+    const std::string file = writeFile(tmp.path / "big.json", kTooBigForOneV100);
+    auto one = runCli({"estimate", file}, tmp.path);
+    EXPECT_EQ(one.exitCode, 1) << one.out << one.err;
+    EXPECT_NE(one.err.find("as a pipeline across GPUs: 2 stages (strategy.type=pipeline, strategy.stages=2, "
+                           "strategy.micro_batches=8)"),
+              std::string::npos)
+        << one.err;
+    auto json = runCli({"estimate", file, "--json"}, tmp.path);
+    EXPECT_EQ(json.exitCode, 1) << json.err;
+    const auto splits = nlohmann::json::parse(json.out)[0]["splits"];
+    ASSERT_FALSE(splits.empty()) << json.out;
+    auto estimateWith = [&](int stages, int micro, bool recompute) {
+        std::vector<std::string> args{"estimate", file, "--json", "--set", "strategy.type=pipeline",
+                                      "--set", "strategy.stages=" + std::to_string(stages),
+                                      "--set", "strategy.micro_batches=" + std::to_string(micro)};
+        if (recompute) args.insert(args.end(), {"--set", "strategy.recompute=true"});
+        auto r = runCli(args, tmp.path);
+        EXPECT_NE(r.exitCode, 2) << r.err;
+        return nlohmann::json::parse(r.out)[0];
+    };
+    for (const auto& s : splits) {
+        const int stages = s["stages"];
+        const auto row = estimateWith(stages, s["micro_batches"], s["recompute"]);
+        EXPECT_TRUE(row["fits"].get<bool>()) << s.dump();
+        EXPECT_LT(row["memory_fraction"].get<double>(), 0.9) << s.dump();
+        EXPECT_NEAR(row["memory_bytes"].get<double>(), s["needed_bytes"].get<double>(), 1.0) << s.dump();
+        EXPECT_EQ(row["device_count"], stages);
+        if (stages > 2) {
+            const auto fewer = estimateWith(stages - 1, s["micro_batches"], s["recompute"]);
+            EXPECT_GE(fewer["memory_fraction"].get<double>(), 0.9) << s.dump();
+        }
+    }
+}
+
 TEST(CliEmulated, AModelThatDoesNotFitFailsLikeAnOutOfMemory) {
     TempDir tmp;
     const std::string db = (tmp.path / "runs.db").string();
@@ -157,6 +198,61 @@ TEST(CliEmulated, AModelThatDoesNotFitFailsLikeAnOutOfMemory) {
     ASSERT_TRUE(row.has_value());
     EXPECT_EQ(row->status, profiler::RunStatus::Failed);
     EXPECT_NE(row->message.value_or("").find("activations"), std::string::npos) << row->message.value_or("");
+    EXPECT_NE(row->message.value_or("").find("as a pipeline across GPUs: 2 stages"), std::string::npos)
+        << row->message.value_or("");
+}
+
+// A user's catalog with one GPU that W1 at batch 256 fills to 90 % or more (a V100's figures, less
+// memory): the run records the split that fits, the capacity verdict proposes it first, and the
+// experiment changed as it says trains with room on each stage's GPU.
+TEST(CliEmulated, AGpuNearCapacityIsProposedThePipelineSplitThatFits) {
+    TempDir tmp;
+    const std::string db = (tmp.path / "runs.db").string();
+    std::ifstream in(std::string(TRAINBENCH_SOURCE_DIR) + "/resources/devices.json");
+    nlohmann::json catalog = nlohmann::json::parse(in);
+    nlohmann::json small;
+    for (const auto& d : catalog["devices"])
+        if (d["id"] == "v100-sxm2-16gb") small = d;
+    ASSERT_FALSE(small.is_null());
+    small["id"] = "small-gpu";
+    small["memory"]["capacity_gib"] = kSmallGpuGib;
+    catalog["devices"] = nlohmann::json::array({small});
+    const std::string catalogFile = writeFile(tmp.path / "devices.json", catalog.dump());
+    const std::string device = R"("device": {"type": "small-gpu", "catalog": ")" + catalogFile +
+                               R"(", "infeed_seconds_per_batch": 0.0001})";
+    const Recorded near = runOne(tmp, db, "near", device);
+    ASSERT_FALSE(near.steps.empty());
+    auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
+    std::string splits;
+    double fraction = 0.0;
+    for (const auto& [key, value] : store.attributes(near.row.id)) {
+        if (key == "memory.splits") splits = value;
+        if (key == "virtual.memory_fraction") fraction = std::stod(value);
+    }
+    EXPECT_GE(fraction, 0.9);
+    EXPECT_LT(fraction, 1.0);
+    ASSERT_FALSE(splits.empty());
+    const auto v = store.verdict(near.row.id);
+    ASSERT_TRUE(v.has_value());
+    EXPECT_EQ(v->verdict.kind, profiler::BoundKind::MemoryCapacity);
+    ASSERT_FALSE(v->actions.empty());
+    const profiler::Action& split = v->actions[0];
+    EXPECT_EQ(split.title, "Split the model into 2 pipeline stages");
+    std::vector<std::string> args{"run", writeFile(tmp.path / "split.json", experiment("split", device)), "--db", db,
+                                  "-q"};
+    for (const profiler::Change& c : split.changes)
+        args.insert(args.end(), {"--set", c.key + "=" + (c.to.is_string() ? c.to.get<std::string>() : c.to.dump())});
+    auto r = runCli(args, tmp.path);
+    ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+    auto after = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
+    const auto row = after.findRun("split");
+    ASSERT_TRUE(row.has_value());
+    EXPECT_EQ(row->devices, "small-gpu:2");
+    for (const auto& [key, value] : after.attributes(row->id)) {
+        if (key == "virtual.memory_fraction") {
+            EXPECT_LT(std::stod(value), 0.9) << value;
+        }
+    }
 }
 
 TEST(CliEmulated, BadDeviceSectionsAreRejectedWithTheKeyPath) {

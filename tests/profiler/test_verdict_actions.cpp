@@ -206,6 +206,55 @@ TEST(VerdictActions, CapacityHalvesTheBatchAndNeverRaisesIt) {
     expectRunnable(v, in);
 }
 
+// One emulated GPU near capacity with the pipeline splits the run recorded: the split that needs the
+// fewest GPUs comes first, as changes that make it, with the memory its fullest GPU would hold.
+TEST(VerdictActions, CapacityOnOneGpuProposesThePipelineSplitsThatFit) {
+    ProfileInput in = runWithInputFraction(0.0);
+    in.experiment["device"]["type"] = "v100-sxm2-16gb";
+    MemoryFootprint m;
+    m.device_bytes = 16e9;
+    m.params_bytes = m.grads_bytes = 1e9;
+    m.optimizer_bytes = 2e9;
+    m.activation_bytes = 11e9;  // 94 %
+    m.device_source = "v100-sxm2-16gb memory";
+    m.splits = {{2, 8, false, 8e9, 16e9, 5.5e9}, {3, 12, true, 4e9, 16e9, 1e9}};
+    in.memory = m;
+    const Verdict v = classify(in);
+    ASSERT_EQ(v.verdict.kind, BoundKind::MemoryCapacity);
+    ASSERT_GE(v.actions.size(), 2u);
+    const Action& split = v.actions[0];
+    EXPECT_EQ(split.title, "Split the model into 2 pipeline stages");
+    ASSERT_EQ(split.changes.size(), 2u);  // strategy.stages is 2 by default already
+    EXPECT_EQ(split.changes[0].key, "strategy.type");
+    EXPECT_EQ(split.changes[0].to, json("pipeline"));
+    EXPECT_EQ(split.changes[1].key, "strategy.micro_batches");
+    EXPECT_EQ(split.changes[1].to, json(8));
+    EXPECT_NE(split.expected.find("about 8000.0 MB on the fullest (50.0 % of one GPU's 16000.0 MB"), std::string::npos)
+        << split.expected;
+    EXPECT_NE(split.expected.find("2 GPUs are charged instead of 1"), std::string::npos) << split.expected;
+    EXPECT_NE(split.expected.find("idles about 11.1 %"), std::string::npos) << split.expected;  // 1/9
+    const Action& recompute = v.actions[1];
+    EXPECT_EQ(recompute.title, "Split the model into 3 pipeline stages with recomputation");
+    EXPECT_EQ(recompute.changes.back().key, "strategy.recompute");
+    EXPECT_EQ(recompute.changes.back().to, json(true));
+    expectRunnable(v, in);
+
+    // A pipeline run of 2 stages offered recomputation at its own stage count: that one change.
+    in.experiment["strategy"] = {{"type", "pipeline"}, {"stages", 2}, {"micro_batches", 8}};
+    in.memory->splits = {{2, 8, true, 6e9, 16e9, 1e9}};
+    const Verdict p = classify(in);
+    ASSERT_FALSE(p.actions.empty());
+    EXPECT_EQ(p.actions[0].title, "Recompute activations in each stage");
+    ASSERT_EQ(p.actions[0].changes.size(), 1u);
+    EXPECT_EQ(p.actions[0].changes[0].key, "strategy.recompute");
+    EXPECT_EQ(p.actions[0].expected.find("charged instead"), std::string::npos) << p.actions[0].expected;
+    expectRunnable(p, in);
+
+    // Without recorded splits (a CPU host's RAM), no pipeline is proposed.
+    in.memory->splits.clear();
+    EXPECT_EQ(findAction(classify(in), "strategy.recompute"), nullptr);
+}
+
 TEST(VerdictActions, ComputeBoundOnIdleCoresUsesThemFirst) {
     ProfileInput in = runWithInputFraction(0.0);
     in.roofs = roofs();
