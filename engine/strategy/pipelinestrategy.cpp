@@ -267,7 +267,12 @@ void PipelineStrategy::forward(Stage& s, int k, int micro) {
     if (k > 0) receive(forward_[static_cast<size_t>(k) - 1], micro, s.wait);
     bindInput(s, slot, k, micro);
     const auto t0 = PipeClock::now();
-    Tensor* t = forwardLayers(s, slot, k, micro, /*countLoss=*/true);
+    Tensor* t = nullptr;
+    {
+        // The trace's pipeline timeline: one block per stage and micro-batch, as in the GPipe figure.
+        TB_ZONE_ARG("stage", "forward micro-batch", micro);
+        t = forwardLayers(s, slot, k, micro, /*countLoss=*/true);
+    }
     s.compute += secondsFrom(t0);
     if (k + 1 < static_cast<int>(stages_.size())) {
         const auto c0 = PipeClock::now();
@@ -343,33 +348,37 @@ void PipelineStrategy::backward(Stage& s, int k, int micro) {
         g = &slot.gradIn;
     }
     const auto t0 = PipeClock::now();
-    if (slot.holds != micro) {
-        // Recompute: this micro-batch's activations again, from its input, with the same dropout
-        // masks; batch norm's running statistics are put back as the first forward left them.
-        bindInput(s, slot, k, micro);
-        float* state = model_->state().data() + s.stateOffset;
-        std::copy(state, state + s.stateCount, s.stateKeep.begin());
-        forwardLayers(s, slot, k, micro, /*countLoss=*/false);
-        std::copy(s.stateKeep.begin(), s.stateKeep.end(), state);
-        ++s.recomputed;
-    }
     {
-        TB_PHASE(Backward);
-        for (int i = s.last; i-- > s.first;) {
-            const auto l0 = PipeClock::now();
-            g = slot.stack.layers[static_cast<size_t>(i)]->backward(*g);
-            if (measuring_) s.layerSeconds[static_cast<size_t>(i)] += secondsFrom(l0);
-            if (!g) break;
+        TB_ZONE_ARG("stage", "backward micro-batch", micro);
+        if (slot.holds != micro) {
+            TB_ZONE_ARG("stage", "recompute micro-batch", micro);
+            // Recompute: this micro-batch's activations again, from its input, with the same dropout
+            // masks; batch norm's running statistics are put back as the first forward left them.
+            bindInput(s, slot, k, micro);
+            float* state = model_->state().data() + s.stateOffset;
+            std::copy(state, state + s.stateCount, s.stateKeep.begin());
+            forwardLayers(s, slot, k, micro, /*countLoss=*/false);
+            std::copy(s.stateKeep.begin(), s.stateKeep.end(), state);
+            ++s.recomputed;
         }
-        s.device->stream().wait();
-        // This micro-batch's parameter gradients into the stage's sum, in the schedule's fixed order.
-        if (s.paramCount > 0) {
-            float* sum = model_->grads() + s.paramOffset;
-            const float* mine = slot.grads.data();
-            if (!s.gradsStarted) std::memcpy(sum, mine, static_cast<size_t>(s.paramCount) * sizeof(float));
-            else
-                for (int64_t j = 0; j < s.paramCount; ++j) sum[j] += mine[j];
-            s.gradsStarted = true;
+        {
+            TB_PHASE(Backward);
+            for (int i = s.last; i-- > s.first;) {
+                const auto l0 = PipeClock::now();
+                g = slot.stack.layers[static_cast<size_t>(i)]->backward(*g);
+                if (measuring_) s.layerSeconds[static_cast<size_t>(i)] += secondsFrom(l0);
+                if (!g) break;
+            }
+            s.device->stream().wait();
+            // This micro-batch's parameter gradients into the stage's sum, in the schedule's fixed order.
+            if (s.paramCount > 0) {
+                float* sum = model_->grads() + s.paramOffset;
+                const float* mine = slot.grads.data();
+                if (!s.gradsStarted) std::memcpy(sum, mine, static_cast<size_t>(s.paramCount) * sizeof(float));
+                else
+                    for (int64_t j = 0; j < s.paramCount; ++j) sum[j] += mine[j];
+                s.gradsStarted = true;
+            }
         }
     }
     s.compute += secondsFrom(t0);
