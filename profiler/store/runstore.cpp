@@ -268,6 +268,21 @@ std::vector<ReplicaStepRow> RunStore::replicaSteps(RunId id) {
     return rows;
 }
 
+std::vector<ReplicaMean> RunStore::replicaMeans(RunId id, int64_t lastSteps) {
+    Statement& query = db_->cached(
+        "SELECT rank, COUNT(*), AVG(compute_seconds), AVG(comm_seconds), AVG(wait_seconds) FROM replica_steps "
+        "WHERE run_id = ?1 AND step > (SELECT MAX(step) FROM replica_steps WHERE run_id = ?1) - ?2 "
+        "GROUP BY rank ORDER BY rank");
+    Statement::ResetGuard guard(query);
+    query.bindInt(1, id.value);
+    query.bindInt(2, lastSteps);
+    std::vector<ReplicaMean> out;
+    while (query.step())
+        out.push_back({static_cast<int>(query.columnInt(0)), query.columnInt(1), query.columnDouble(2),
+                       query.columnDouble(3), query.columnDouble(4)});
+    return out;
+}
+
 std::vector<PsUpdateRow> RunStore::psUpdates(RunId id) {
     Statement& query = db_->cached(
         "SELECT step, server, worker, attempt, staleness FROM ps_updates WHERE run_id = ?1 ORDER BY step, server");

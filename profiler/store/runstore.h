@@ -37,6 +37,14 @@ struct ReplicaStepRow {
     engine::ReplicaStep replica;
 };
 
+// One rank's (replica's, pipeline stage's, tensor-parallel device's) mean step over a run's last steps.
+struct ReplicaMean {
+    int rank = 0;
+    int64_t steps = 0;  // averaged over
+    double compute_seconds = 0.0, comm_seconds = 0.0, wait_seconds = 0.0;
+    bool operator==(const ReplicaMean&) const = default;
+};
+
 // Per-op statistics of one process of a run (op_stats).
 struct OpStatRow {
     int rank = 0;
@@ -96,6 +104,8 @@ public:
     std::vector<InputStageRow> inputStages(RunId id);
     // Per-replica step breakdown (data-parallel runs), by step then rank.
     std::vector<ReplicaStepRow> replicaSteps(RunId id);
+    // Per rank, the mean of replica_steps over the run's last `lastSteps` steps (none for one device).
+    std::vector<ReplicaMean> replicaMeans(RunId id, int64_t lastSteps = 500);
     // parameter_server runs: every update, by step and server.
     std::vector<PsUpdateRow> psUpdates(RunId id);
     // A load test's points (kind "serve") in the order measured, each with its seconds.

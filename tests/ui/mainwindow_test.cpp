@@ -24,6 +24,7 @@
 #include "profiler/store/runwriter.h"
 #include "tests/ui/windowtestutil.h"
 #include "ui/charts/breakdownchart.h"
+#include "ui/charts/rankbars.h"
 #include "ui/charts/timeserieschart.h"
 #include "ui/mainwindow.h"
 #include "ui/models/runtablemodel.h"
@@ -82,6 +83,7 @@ private slots:
         d.lossChart()->resetZoom();
         QTRY_VERIFY_WITH_TIMEOUT(!d.throughputChart()->isZoomed() && !d.breakdownChart()->isZoomed(), 2000);
         QVERIFY(!d.stopButton()->isEnabled());
+        QVERIFY(d.rankBars()->isHidden());  // one device: no ranks to compare
         // The verdict arrives with the finished run.
         QTRY_VERIFY_WITH_TIMEOUT(d.history().verdict().has_value(), 10000);
         QVERIFY(d.verdictCard()->findChild<QLabel*>() != nullptr);
@@ -99,6 +101,38 @@ private slots:
         const QByteArray text = html.readAll();
         QVERIFY(text.contains("gui-short"));
         QVERIFY(text.contains("<svg"));
+    }
+
+    // A pipeline's stages side by side: each stage's mean compute, sending and idle time per step, as
+    // the store holds them.
+    void aPipelineRunShowsEachStagesStep() {
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("runs.db"));
+        MainWindow w(db);
+        w.setOnClose(MainWindow::OnClose::StopRuns);
+        w.show();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.store().info().path.isEmpty(), 10000);
+        w.launch(writeExperiment(dir, QStringLiteral("gui-pipeline"), 30, 0,
+                                 QStringLiteral("\"type\": \"pipeline\", \"stages\": 2, \"micro_batches\": 4")));
+        QTRY_VERIFY_WITH_TIMEOUT(w.dashboardPage()->runId() > 0, 30000);
+        DashboardPage& d = *w.dashboardPage();
+        QTRY_VERIFY_WITH_TIMEOUT(d.history().row().status == profiler::RunStatus::Completed, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(d.rankBars()->ranks().size(), size_t(2), 10000);
+        QVERIFY(!d.rankBars()->isHidden());
+        QCOMPARE(d.rankBars()->chart()->title(), QStringLiteral("Per stage (last 500 steps)"));
+        auto store = profiler::RunStore::open(db.toStdString(), profiler::OpenMode::ReadOnly);
+        const auto means = store.replicaMeans(profiler::RunId{d.runId()});
+        QCOMPARE(means.size(), size_t(2));
+        for (size_t k = 0; k < 2; ++k) {
+            const RankParts& shown = d.rankBars()->ranks()[k];
+            QCOMPARE(shown.label, QStringLiteral("stage %1").arg(k));
+            QCOMPARE(means[k].steps, int64_t(30));
+            QVERIFY(shown.computeSeconds > 0.0);
+            QCOMPARE(shown.computeSeconds, means[k].compute_seconds);
+            QCOMPARE(shown.sendSeconds, means[k].comm_seconds);
+            QCOMPARE(shown.idleSeconds, means[k].wait_seconds);
+        }
+        QCOMPARE(d.rankBars()->barLabels().size(), 2);
     }
 
     void aKilledRunIsShownFailedWhileTheWindowKeepsResponding() {

@@ -11,16 +11,19 @@
 namespace trainbench::ui::testutil {
 
 // An MLP on a slice of the default data set, max_steps steps, evaluating every evalEvery (0: never).
-inline QString writeExperiment(const QTemporaryDir& dir, const QString& name, int steps, int evalEvery) {
+// `strategy`: the strategy section's members, e.g. "\"type\": \"pipeline\"" (none: one device).
+inline QString writeExperiment(const QTemporaryDir& dir, const QString& name, int steps, int evalEvery,
+                               const QString& strategy = {}) {
     const QString path = dir.filePath(name + QStringLiteral(".json"));
     QFile f(path);
     if (!f.open(QIODevice::WriteOnly)) return {};
     f.write(QStringLiteral("{\"name\": \"%1\", \"seed\": 3, \"data\": {\"train_limit\": 1280, \"test_limit\": 500},"
                            " \"model\": {\"preset\": \"mlp\"}, \"train\": {\"batch_size\": 64, \"epochs\": 0,"
-                           " \"max_steps\": %2, \"eval_every_steps\": %3, \"eval_at_epoch_end\": false, \"threads\": 1}}")
+                           " \"max_steps\": %2, \"eval_every_steps\": %3, \"eval_at_epoch_end\": false, \"threads\": 1}%4}")
                 .arg(name)
                 .arg(steps)
                 .arg(evalEvery)
+                .arg(strategy.isEmpty() ? QString() : QStringLiteral(", \"strategy\": {%1}").arg(strategy))
                 .toUtf8());
     return path;
 }

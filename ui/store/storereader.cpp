@@ -181,6 +181,8 @@ std::optional<RunUpdate> StoreReader::updateOf(const profiler::RunRow& row, Foll
         f.opStats = store_->opStats(row.id);
         f.verdict = store_->verdict(row.id);
     }
+    if (!f.sent || rowChanged || !u.newSteps.empty()) f.replicaMeans = store_->replicaMeans(row.id);
+    u.replicaMeans = f.replicaMeans;
     u.attributes = f.attributes;
     u.opStats = f.opStats;
     u.verdict = f.verdict;

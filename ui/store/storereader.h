@@ -67,6 +67,7 @@ private:
         std::vector<profiler::OpStatRow> opStats;
         std::optional<profiler::Verdict> verdict;
         std::vector<profiler::LoadTestPoint> points;
+        std::vector<profiler::ReplicaMean> replicaMeans;
     };
 
     // Opens path_ read-only (keeping what is followed, sent again whole), or waits for the file.

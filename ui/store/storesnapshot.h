@@ -56,6 +56,9 @@ struct RunUpdate {
     std::vector<std::pair<std::string, std::string>> attributes;
     std::vector<profiler::OpStatRow> opStats;
     std::optional<profiler::Verdict> verdict;
+    // Each rank's mean step over the last 500 steps (replicas, pipeline stages, tensor devices):
+    // read again whenever steps were added; empty for one device.
+    std::vector<profiler::ReplicaMean> replicaMeans;
     // A load test (kind "serve"): every point measured so far, whole (they are few), and the
     // serving verdict of them (profiler/verdict/servingverdict.h), classified on the reader's thread.
     std::vector<profiler::LoadTestPoint> loadTestPoints;

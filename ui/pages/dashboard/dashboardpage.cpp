@@ -21,6 +21,7 @@
 #include "app/experiment/actionexperiment.h"
 #include "ui/charts/breakdownchart.h"
 #include "ui/charts/memorybar.h"
+#include "ui/charts/rankbars.h"
 #include "ui/charts/timeserieschart.h"
 #include "ui/launch/runlauncher.h"
 #include "ui/models/format.h"
@@ -84,6 +85,11 @@ DashboardPage::DashboardPage(StoreService& store, QWidget* parent) : QWidget(par
     memory_ = new MemoryBar;
     memory_->setTitle(tr("Memory"));
     memory_->setMinimumHeight(160);
+    ranks_ = new RankBars;
+    ranks_->setMinimumHeight(160);
+    ranks_->setVisible(false);
+    ranks_->setToolTip(tr("Each rank's mean step over the last 500 steps: computing, sending, and idle (a "
+                          "pipeline's bubble, or waiting for a slower rank)"));
     verdict_ = new VerdictCard;
     setXAxis(XAxis::Step);
 
@@ -103,8 +109,10 @@ DashboardPage::DashboardPage(StoreService& store, QWidget* parent) : QWidget(par
     auto* side = new QSplitter(Qt::Vertical);
     side->addWidget(scroll);
     side->addWidget(memory_);
+    side->addWidget(ranks_);
     side->setStretchFactor(0, 3);
     side->setStretchFactor(1, 1);
+    side->setStretchFactor(2, 1);
     serve_ = new ServeView;
     body_ = new QStackedWidget;
     body_->addWidget(charts);
@@ -155,6 +163,8 @@ void DashboardPage::showRun(qint64 id) {
     for (TimeSeriesChart* c : {loss_, accuracy_, throughput_}) c->clear();
     breakdown_->setData(std::make_shared<const BreakdownData>());
     memory_->setFootprint({});
+    ranks_->setRanks({});
+    ranks_->setVisible(false);
     verdict_->setVerdict(std::nullopt);
     serve_->clear();
     kind_.clear();
@@ -202,6 +212,10 @@ void DashboardPage::refreshCharts(size_t firstNew, bool whole) {
     if (whole || finished || !breakdownAge_.isValid() || breakdownAge_.elapsed() >= minAgeMs) {
         breakdown_->setData(history_.breakdown());
         breakdownAge_.start();
+        std::vector<RankParts> ranks = history_.rankParts();
+        ranks_->setVisible(!ranks.empty() && kind_ != "serve");
+        ranks_->setTitle(tr("Per %1 (last 500 steps)").arg(history_.rankNoun()));
+        if (ranks != ranks_->ranks()) ranks_->setRanks(std::move(ranks));
     }
     const QString verdictKey = QString::fromStdString(std::string(profiler::runStatusName(history_.row().status))) +
                                QString::fromStdString(history_.row().verdict.value_or("")) +

@@ -19,6 +19,7 @@ namespace trainbench::ui {
 
 class BreakdownChart;
 class MemoryBar;
+class RankBars;
 class ServeView;
 class StoreService;
 class TimeSeriesChart;
@@ -40,6 +41,7 @@ public:
     TimeSeriesChart* throughputChart() const { return throughput_; }
     BreakdownChart* breakdownChart() const { return breakdown_; }
     MemoryBar* memoryBar() const { return memory_; }
+    RankBars* rankBars() const { return ranks_; }
     VerdictCard* verdictCard() const { return verdict_; }
     QPushButton* stopButton() const { return stop_; }
     QLabel* statusLabel() const { return status_; }
@@ -80,6 +82,7 @@ private:
     TimeSeriesChart* throughput_ = nullptr;
     BreakdownChart* breakdown_ = nullptr;
     MemoryBar* memory_ = nullptr;
+    RankBars* ranks_ = nullptr;
     VerdictCard* verdict_ = nullptr;
     QWidget* trainCharts_ = nullptr;
     ServeView* serve_ = nullptr;

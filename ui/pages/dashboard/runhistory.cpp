@@ -38,7 +38,24 @@ size_t RunHistory::apply(const RunUpdate& u) {
     verdict_ = u.verdict;
     points_ = u.loadTestPoints;
     servingVerdict_ = u.servingVerdict;
+    replicaMeans_ = u.replicaMeans;
     return first;
+}
+
+QString RunHistory::rankNoun() const {
+    if (row_.strategy == "pipeline") return QStringLiteral("stage");
+    if (row_.strategy == "tensor") return QStringLiteral("device");
+    if (row_.strategy == "multi_worker" || row_.strategy == "parameter_server") return QStringLiteral("worker");
+    return QStringLiteral("replica");
+}
+
+std::vector<RankParts> RunHistory::rankParts() const {
+    std::vector<RankParts> out;
+    if (replicaMeans_.size() < 2) return out;
+    const QString noun = rankNoun();
+    for (const profiler::ReplicaMean& m : replicaMeans_)
+        out.push_back({QStringLiteral("%1 %2").arg(noun).arg(m.rank), m.compute_seconds, m.comm_seconds, m.wait_seconds});
+    return out;
 }
 
 std::optional<std::string> RunHistory::attribute(const std::string& key) const {

@@ -11,6 +11,7 @@
 
 #include "ui/charts/breakdowndata.h"
 #include "ui/charts/memorybar.h"
+#include "ui/charts/rankbars.h"
 #include "ui/charts/series.h"
 #include "ui/store/storesnapshot.h"
 
@@ -53,6 +54,11 @@ public:
     BreakdownDataPtr breakdown() const;
     // From the memory.* attributes; no parts when the run recorded none.
     MemoryFootprint memory() const;
+    // Each rank's mean step over the last 500 steps, labelled by what the rank is ("stage 1",
+    // "device 0", "replica 3", "worker 2"); empty for one device.
+    std::vector<RankParts> rankParts() const;
+    // What the ranks are: "stage", "device", "replica" or "worker".
+    QString rankNoun() const;
     Progress progress() const;
 
 private:
@@ -63,6 +69,7 @@ private:
     std::optional<profiler::Verdict> verdict_;
     std::vector<profiler::LoadTestPoint> points_;
     std::optional<profiler::ServingVerdict> servingVerdict_;
+    std::vector<profiler::ReplicaMean> replicaMeans_;
 };
 
 }  // namespace trainbench::ui
