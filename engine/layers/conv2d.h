@@ -26,6 +26,9 @@ public:
     int64_t filters() const { return filters_; }
     int64_t kernel() const { return kernel_; }
     bool hasBias() const { return hasBias_; }
+    // oneDNN's implementation of each primitive of the last batch size's plan: forward, then in
+    // training the weights' gradient and (unless first) the input's; empty before a forward.
+    std::vector<std::string> kernels();
 
 private:
     struct Plan {
@@ -36,11 +39,13 @@ private:
         // The layouts the weight gradient's primitive reads its input and the output's gradient in:
         // the forward's, unless oneDNN has only its reference kernel for those (then its choice).
         dnnl::memory::desc bwdWeightsSrcMd, bwdWeightsDiffDstMd;
+        dnnl::memory::desc bwdDataDiffDstMd;  // the same for the input's gradient
+        std::vector<std::string> kernels;     // oneDNN's implementations: forward, weights, input gradient
         Tensor dst;
         Tensor gradSrc;            // in srcMd layout
         Tensor weightsFwd, weightsBwd, gradWeightsTmp;  // reordered copies, when layouts differ
         LayoutConverter inputConv, gradInputConv, weightsFwdConv, weightsBwdConv, gradWeightsConv;
-        LayoutConverter bwdWeightsSrcConv, bwdWeightsDiffDstConv;
+        LayoutConverter bwdWeightsSrcConv, bwdWeightsDiffDstConv, bwdDataDiffDstConv;
         prof::OpStat* fwdOp = nullptr;  // per-op statistics of the three primitives
         prof::OpStat* bwdDataOp = nullptr;
         prof::OpStat* bwdWeightsOp = nullptr;

@@ -123,6 +123,30 @@ INSTANTIATE_TEST_SUITE_P(
                       ConvCase{"k3s1p1c3BlockedInput", {2, 3, 6, 7, 4, 3, 1, 1}, true, true}),
     CaseName());
 
+// A slice of 8 input channels into 64 filters (tensor parallelism's row split of W2's second
+// convolution across 4 devices), its input in the layout a pooling leaves it: every primitive is a
+// real kernel, not oneDNN's reference one (1.3 s a call for the input's gradient instead of ~1 ms),
+// and the gradients still match finite differences.
+TEST(Conv2D, ANarrowInputGetsRealKernelsForEveryPass) {
+    const ConvShape s{2, 8, 13, 13, 64, 3, 1, 0};
+    for (bool blocked : {false, true}) {
+        CpuDevice dev(1);
+        Conv2D layer(dev, {s.c, s.h, s.w}, s.f, s.k, s.stride, s.pad, true);
+        Values params = randomValues(layer.paramCount(), 21), grads(params.size());
+        layer.bindParams(params.data(), grads.data());
+        const Values x = randomValues(product(s.inDims()), 22);
+        const auto inDesc = blocked ? blocked16(s.inDims()) : plain(s.inDims());
+        Tensor xt = fromVector(x, inDesc, dev);
+        Tensor& y = layer.forward(xt, true);
+        Tensor g = fromVector(randomValues(product(s.outDims()), 23), y.desc(), dev);
+        ASSERT_NE(layer.backward(g), nullptr);
+        const std::vector<std::string> kernels = layer.kernels();
+        ASSERT_EQ(kernels.size(), 3u);
+        for (const std::string& k : kernels) EXPECT_NE(k.rfind("ref", 0), 0u) << k << (blocked ? " (blocked input)" : "");
+        expectGradientsMatchFiniteDifferences(layer, dev, x, inDesc, params, grads, 24);
+    }
+}
+
 // ---------------------------------------------------------------- MaxPool2D
 
 struct PoolCase {
