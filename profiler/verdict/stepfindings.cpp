@@ -2,6 +2,7 @@
 #include "profiler/verdict/stepfindings.h"
 
 #include <algorithm>
+#include <string>
 
 #include "profiler/verdict/evidencetext.h"
 #include "profiler/verdict/rules.h"
@@ -81,46 +82,50 @@ std::optional<Finding> pipelineFinding(const StepTotals& t, const PipelineShape&
 
 }  // namespace
 
+namespace {
+
+// What a communication finding says, by what the ranks exchange.
+struct CommWords {
+    std::string summary;     // after the percentage: " % of step time ..."
+    std::string collective;  // after the percentage of collective_fraction
+    std::string waiting;     // after the percentage of peer_wait_fraction
+};
+
+Finding exchangeFinding(const StepTotals& t, double comm, const std::string& title, const CommWords& words) {
+    Finding f;
+    f.kind = BoundKind::Communication;
+    f.severity = rules::reaches(comm, rules::kCommHigh) ? Severity::High : Severity::Moderate;
+    f.summary = title + ": " + text::percent(comm) + words.summary;
+    f.evidence.push_back(commEvidence(t));
+    if (t.comm > 0)
+        f.evidence.push_back(
+            text::percentEvidence("collective_fraction", t.of(t.comm), text::percent(t.of(t.comm)) + words.collective));
+    if (t.wait > 0)
+        f.evidence.push_back(
+            text::percentEvidence("peer_wait_fraction", t.of(t.wait), text::percent(t.of(t.wait)) + words.waiting));
+    return f;
+}
+
+}  // namespace
+
 std::optional<Finding> commFinding(const StepTotals& t, const std::optional<PipelineShape>& pipeline,
                                    const std::optional<int>& tensorDevices) {
     const double comm = t.commFraction();
     if (!rules::reaches(comm, kCommBound)) return std::nullopt;
     if (pipeline) return pipelineFinding(t, *pipeline);
-    if (tensorDevices) {
-        Finding f;
-        f.kind = BoundKind::Communication;
-        f.severity = rules::reaches(comm, rules::kCommHigh) ? Severity::High : Severity::Moderate;
-        f.summary = "Tensor-communication-bound: " + text::percent(comm) + " % of step time in the all-reduces of " +
-                    "activations and their gradients between the " + std::to_string(*tensorDevices) +
-                    " tensor-parallel devices";
-        f.evidence.push_back(commEvidence(t));
-        if (t.comm > 0)
-            f.evidence.push_back(text::percentEvidence(
-                "collective_fraction", t.of(t.comm),
-                text::percent(t.of(t.comm)) + " % of step time (mean over the devices) summing and copying activations "
-                                              "in the all-reduces (one per split layer pair, forward and backward)"));
-        if (t.wait > 0)
-            f.evidence.push_back(text::percentEvidence(
-                "peer_wait_fraction", t.of(t.wait),
-                text::percent(t.of(t.wait)) + " % of step time (mean over the devices) waiting for the other devices "
-                                              "at an all-reduce"));
-        return f;
-    }
-    Finding f;
-    f.kind = BoundKind::Communication;
-    f.severity = rules::reaches(comm, rules::kCommHigh) ? Severity::High : Severity::Moderate;
-    f.summary = "Communication-bound: " + text::percent(comm) + " % of step time blocked on the gradient exchange";
-    f.evidence.push_back(commEvidence(t));
-    if (t.comm > 0)
-        f.evidence.push_back(text::percentEvidence(
-            "collective_fraction", t.of(t.comm),
-            text::percent(t.of(t.comm)) + " % of step time (mean over replicas) inside collectives moving data, hidden "
-                                          "behind backward or not"));
-    if (t.wait > 0)
-        f.evidence.push_back(text::percentEvidence(
-            "peer_wait_fraction", t.of(t.wait),
-            text::percent(t.of(t.wait)) + " % of step time (mean over replicas) waiting for slower replicas"));
-    return f;
+    if (tensorDevices)
+        return exchangeFinding(
+            t, comm, "Tensor-communication-bound",
+            {" % of step time in the all-reduces of activations and their gradients between the " +
+                 std::to_string(*tensorDevices) + " tensor-parallel devices",
+             " % of step time (mean over the devices) summing and copying activations in the all-reduces (one per "
+             "split layer pair, forward and backward)",
+             " % of step time (mean over the devices) waiting for the other devices at an all-reduce"});
+    return exchangeFinding(t, comm, "Communication-bound",
+                           {" % of step time blocked on the gradient exchange",
+                            " % of step time (mean over replicas) inside collectives moving data, hidden behind "
+                            "backward or not",
+                            " % of step time (mean over replicas) waiting for slower replicas"});
 }
 
 std::optional<Finding> overheadFinding(const StepTotals& all, const OpMix& mix, bool emulated) {
