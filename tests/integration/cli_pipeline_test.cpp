@@ -18,45 +18,24 @@
 
 using namespace trainbench;
 using trainbench::testing::runCli;
-using trainbench::testing::stepsOf;
+using trainbench::testing::followsOneDevice;
 using trainbench::testing::TempDir;
-using trainbench::testing::worstRelativeLossDifference;
 using trainbench::testing::writeExperiment;
 
 TEST(CliPipeline, FollowsOneDevicesLossCurveAndRecordsEveryStage) {
-    TempDir tmp;
-    const std::string db = (tmp.path / "runs.db").string();
-    auto single = runCli({"run", writeExperiment(tmp.path, "single", 64, 50, ""), "--db", db, "-q"}, tmp.path);
-    ASSERT_EQ(single.exitCode, 0) << single.err;
-    const auto reference = stepsOf(db, "single");
-    ASSERT_EQ(reference.size(), 50u);
     for (const char* schedule : {"gpipe", "1f1b"}) {
+        TempDir tmp;
+        const std::string db = (tmp.path / "runs.db").string();
         const std::string name = std::string("pipe-") + schedule;
-        auto run = runCli({"run",
-                           writeExperiment(tmp.path, name, 64, 50,
-                                           std::string("\"type\": \"pipeline\", \"stages\": 2, \"micro_batches\": 4, "
-                                                       "\"schedule\": \"") + schedule + "\""),
-                           "--db", db},
-                          tmp.path);
-        ASSERT_EQ(run.exitCode, 0) << run.err << run.out;
-        EXPECT_NE(run.err.find("pipeline on cpu:1x2"), std::string::npos) << run.err;
-        const auto steps = stepsOf(db, name);
-        ASSERT_EQ(steps.size(), 50u);
-        const double worst = worstRelativeLossDifference(steps, reference);
-        EXPECT_LT(worst, 1e-5) << schedule << ": losses differ from one device's by up to " << worst;
-
-        auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
-        const auto row = store.findRun(name);
-        ASSERT_TRUE(row);
-        EXPECT_EQ(row->strategy, "pipeline");
-        EXPECT_EQ(row->devices, "cpu:1x2");
-        const auto stages = store.replicaSteps(row->id);
-        ASSERT_EQ(stages.size(), 100u);
-        for (size_t i = 0; i < stages.size(); ++i) {
-            EXPECT_EQ(stages[i].replica.rank, static_cast<int>(i % 2));
-            EXPECT_EQ(stages[i].replica.samples, 64) << "every stage sees the whole batch";
-            EXPECT_GT(stages[i].replica.compute_seconds, 0.0);
-        }
+        // Every stage sees the whole batch.
+        const auto run = followsOneDevice(tmp, db, name,
+                                          std::string("\"type\": \"pipeline\", \"stages\": 2, \"micro_batches\": 4, "
+                                                      "\"schedule\": \"") + schedule + "\"",
+                                          2, 64);
+        ASSERT_TRUE(run) << schedule;
+        EXPECT_NE(run->err.find("pipeline on cpu:1x2"), std::string::npos) << run->err;
+        EXPECT_EQ(run->row.strategy, "pipeline");
+        EXPECT_EQ(run->row.devices, "cpu:1x2");
         // The profile reads the run back: the pipeline's own verdict words, never "gradient exchange"
         // as its summary.
         auto profile = runCli({"profile", name, "--db", db}, tmp.path);

@@ -12,41 +12,20 @@
 
 using namespace trainbench;
 using trainbench::testing::runCli;
-using trainbench::testing::stepsOf;
+using trainbench::testing::followsOneDevice;
 using trainbench::testing::TempDir;
-using trainbench::testing::worstRelativeLossDifference;
 using trainbench::testing::writeExperiment;
 
 TEST(CliTensor, FollowsOneDevicesLossCurveAndRecordsEveryDevice) {
     TempDir tmp;
     const std::string db = (tmp.path / "runs.db").string();
-    auto single = runCli({"run", writeExperiment(tmp.path, "single", 64, 50, ""), "--db", db, "-q"}, tmp.path);
-    ASSERT_EQ(single.exitCode, 0) << single.err;
-    const auto reference = stepsOf(db, "single");
-    ASSERT_EQ(reference.size(), 50u);
-
-    auto run = runCli({"run", writeExperiment(tmp.path, "split", 64, 50, "\"type\": \"tensor\", \"tensor\": 2"), "--db", db},
-                      tmp.path);
-    ASSERT_EQ(run.exitCode, 0) << run.err << run.out;
-    EXPECT_NE(run.err.find("tensor on cpu:1x2 (threads x tensor-parallel devices)"), std::string::npos) << run.err;
-    const auto steps = stepsOf(db, "split");
-    ASSERT_EQ(steps.size(), 50u);
-    const double worst = worstRelativeLossDifference(steps, reference);
-    EXPECT_LT(worst, 1e-5) << "losses differ from one device's by up to " << worst;
-
-    auto store = profiler::RunStore::open(db, profiler::OpenMode::ReadOnly);
-    const auto row = store.findRun("split");
-    ASSERT_TRUE(row);
-    EXPECT_EQ(row->strategy, "tensor");
-    EXPECT_EQ(row->devices, "cpu:1x2");
-    const auto devices = store.replicaSteps(row->id);
-    ASSERT_EQ(devices.size(), 100u);
-    for (size_t i = 0; i < devices.size(); ++i) {
-        EXPECT_EQ(devices[i].replica.rank, static_cast<int>(i % 2));
-        EXPECT_EQ(devices[i].replica.samples, 64) << "every device sees the whole batch";
-        EXPECT_GT(devices[i].replica.compute_seconds, 0.0);
-        EXPECT_GT(devices[i].replica.comm_seconds, 0.0) << "the activations' all-reduces";
-    }
+    // Every device sees the whole batch.
+    const auto run = followsOneDevice(tmp, db, "split", "\"type\": \"tensor\", \"tensor\": 2", 2, 64);
+    ASSERT_TRUE(run);
+    EXPECT_NE(run->err.find("tensor on cpu:1x2 (threads x tensor-parallel devices)"), std::string::npos) << run->err;
+    EXPECT_EQ(run->row.strategy, "tensor");
+    EXPECT_EQ(run->row.devices, "cpu:1x2");
+    for (const auto& r : run->ranks) EXPECT_GT(r.replica.comm_seconds, 0.0) << "the activations' all-reduces";
     auto profile = runCli({"profile", "split", "--db", db}, tmp.path);
     ASSERT_EQ(profile.exitCode, 0) << profile.err;
     EXPECT_NE(profile.out.find("tensor on cpu:1x2"), std::string::npos) << profile.out;
