@@ -11,8 +11,8 @@ namespace trainbench::app {
 
 namespace {
 
-// Four micro-batches per stage, at most one example each, a count dividing the batch when one
-// between K and 4K does.
+// Four micro-batches per stage but no more than the batch has examples, preferring a count between K
+// and 4K that divides the batch.
 int microBatchesFor(int stages, int64_t batch) {
     const int64_t most = std::min<int64_t>(batch, 4 * static_cast<int64_t>(stages));
     for (int64_t m = most; m >= stages; --m)
@@ -42,7 +42,6 @@ std::optional<MemorySplit> trySplit(const Experiment& x, int64_t globalBatch, co
 }
 
 bool fitsWithRoom(const MemorySplit& s) { return s.memory.fits && !s.memory.near_capacity; }
-
 
 }  // namespace
 
