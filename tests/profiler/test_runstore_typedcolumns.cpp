@@ -61,4 +61,36 @@ TEST(RunStoreTypedColumns, TheProfilerReadsTheStrategyAsItsKindAndRefusesAnUnkno
 }
 
 }  // namespace
+// memory.splits is JSON another version (or a hand edit) may have written: the profile keeps the
+// entries that are what a run writes and leaves the rest out, never failing the read.
+TEST(RunStoreTypedColumns, TheSplitsOfAMemoryFootprintSurviveMalformedJson) {
+    TempDir dir;
+    const std::string path = dir.file("runs.db");
+    RunId id;
+    {
+        RunWriter writer(path, RunSpec{});
+        id = writer.runId();
+        writer.attributes({{"memory.device_bytes", "1000"}});
+        writer.finish(RunStatus::Completed, engine::RunSummary{});
+    }
+    auto splitsWith = [&](const std::string& text) {
+        RawDb(path).exec("INSERT OR REPLACE INTO run_attributes (run_id, key, value) VALUES (" +
+                         std::to_string(id.value) + ", 'memory.splits', '" + text + "')");
+        const auto memory = RunStore::open(path).profileInput(id).memory;
+        EXPECT_TRUE(memory.has_value());
+        return memory ? memory->splits : std::vector<PipelineSplit>{};
+    };
+    const std::string good = R"({"stages": 2, "micro_batches": 8, "recompute": true, "needed_bytes": 500,
+        "capacity_bytes": 1000, "activation_bytes": 100})";
+    const auto kept = splitsWith("[" + good + "]");
+    ASSERT_EQ(kept.size(), 1u);
+    EXPECT_EQ(kept[0].stages, 2);
+    EXPECT_TRUE(kept[0].recompute);
+    EXPECT_EQ(kept[0].needed_bytes, 500.0);
+    EXPECT_TRUE(splitsWith("[" + good.substr(0, 40)).empty());                       // truncated
+    EXPECT_TRUE(splitsWith(R"({"stages": 2})").empty());                              // not a list
+    EXPECT_EQ(splitsWith(R"([1, "x", {"stages": "2"}, {"stages": 1, "micro_batches": 1, "needed_bytes": 1,
+        "capacity_bytes": 1, "activation_bytes": 0}, )" + good + "]").size(), 1u);  // only the valid entry
+}
+
 }  // namespace trainbench::profiler
