@@ -62,7 +62,7 @@ void planHost(DevicePlan& p, const Experiment& x, const HostCalibrator& calibrat
     const HostCalibration host = calibrate(p.spec, perReplica, p.replicas);
     p.spec = host.spec;
     p.exchange_takes_cores = p.replicas > 1 && p.replicas * perReplica >= cores;
-    p.host_batches_in_step = true;
+    p.host_pipeline = true;
     if (workers) p.network = host.loopback;  // the job's processes meet over loopback TCP
     if (p.replicas > 1)
         p.topology = mirrored ? engine::switchTopology(p.replicas, host.shared_memory)
@@ -170,7 +170,7 @@ engine::VirtualClockConfig virtualClockConfig(const DevicePlan& plan, const Expe
     c.bucket_bytes = x.strategy.bucket_mb * 1024.0 * 1024.0;
     c.overlap = x.strategy.overlap && !plan.exchange_takes_cores;
     c.infeed_seconds_per_batch = infeed;
-    c.infeed_prefetch = engine::usesStreamingPipeline(x.data) ? x.data.pipeline.prefetch > 0 : !plan.host_batches_in_step;
+    c.infeed_prefetch = x.data.pipeline.prefetch > 0;  // in-memory (IDX) and streaming pipelines alike
     if (plan.pipeline_link)
         c.pipeline = engine::PipelineLayout{x.strategy.stages,         x.strategy.micro_batches, x.strategy.schedule,
                                             x.strategy.stage_boundaries, x.strategy.recompute,     *plan.pipeline_link};
@@ -189,7 +189,7 @@ engine::ParameterServerClockConfig parameterServerClockConfig(const DevicePlan& 
     c.network = *plan.network;
     c.server_memory_bytes_per_s = plan.ps_memory_bytes_per_s;
     c.infeed_seconds_per_batch = infeed;
-    c.infeed_prefetch = engine::usesStreamingPipeline(x.data) ? x.data.pipeline.prefetch > 0 : true;
+    c.infeed_prefetch = x.data.pipeline.prefetch > 0;
     return c;
 }
 

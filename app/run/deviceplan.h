@@ -40,9 +40,9 @@ struct DevicePlan {
     // cpu-host with every core computing: the gradient exchange needs cores too (sums, copies, the
     // TCP stack), so it cannot hide behind backward as a device's does.
     bool exchange_takes_cores = false;
-    // cpu-host: a data set read into memory is batched on the training thread, between steps, not
-    // ahead of them (a streaming pipeline with prefetch runs ahead on threads of its own).
-    bool host_batches_in_step = false;
+    // cpu-host: this host's input pipeline feeds the device, so its measured rate is charged: in full
+    // with prefetch 0 (the trainer makes each batch), beyond the device's step with prefetch.
+    bool host_pipeline = false;
 };
 
 // This host as an emulated device (device.type "cpu-host") at a thread count: its roofs, RAM and

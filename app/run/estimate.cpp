@@ -54,7 +54,7 @@ Estimate estimateExperiment(const Experiment& x, const DataShape& data, const Ho
     // host as the device is the exception: its pipeline is here, so its rate is taken as a run takes
     // it (the store's, measured by whichever needed it first).
     double infeed = x.device.infeed_seconds_per_batch;
-    if (plan.host_batches_in_step && !(infeed > 0) && x.data.dataset != "shape" && !storePath.empty())
+    if (plan.host_pipeline && !(infeed > 0) && x.data.dataset != "shape" && !storePath.empty())
         infeed = infeedOf(x, plan.network ? e.replica_batch : e.global_batch, storePath).seconds_per_batch;
     if (async) {
         engine::ParameterServerClock clock(parameterServerClockConfig(plan, x, infeed),

@@ -39,7 +39,7 @@ struct Estimate {
     int64_t replica_batch = 0;
     // One step, virtual seconds by part. No infeed (there is no host pipeline of the devices' hosts
     // here) unless pinned (device.infeed_seconds_per_batch), or on cpu-host, whose pipeline is this
-    // host's: measured, and charged in the step for a data set in memory (DevicePlan::host_batches_in_step).
+    // host's: measured, and charged as a run here would wait for it (DevicePlan::host_pipeline).
     engine::VirtualStep step;
     double flops_per_step = 0.0;  // useful FLOPs of one replica's step
     engine::MemoryCheck memory;   // one replica

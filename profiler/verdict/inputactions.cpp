@@ -101,15 +101,6 @@ std::vector<Candidate> inputActions(const ActionContext& ctx) {
             "may need scaling down with the batch.",
             std::nullopt, "domain.md: input-bound, (not ideal) reduce batch size.", true);
     };
-    if (!streaming(dataset)) {
-        push(smallerBatch());
-        out.push_back(catalogue::textOnly(
-            BoundKind::Input, "Look at batch assembly",
-            "IDX data is held in memory and has no pipeline to tune: the input wait is the trainer gathering and "
-            "scaling the batch's rows.",
-            "The pipeline keys (prefetch, parallel reads) apply to streaming data sets only."));
-        return out;
-    }
     const double step = t.step, input = t.input_seconds;
     const int64_t prefetch = v.integer("data.pipeline.prefetch");
     const PipelineModel model{step, step - input, prefetch == 0 ? input : step, prefetch > 0};
@@ -119,18 +110,33 @@ std::vector<Candidate> inputActions(const ActionContext& ctx) {
         return own < allHidden - 0.005 ? " At most " + factor(allHidden) + " if all input wait were hidden." : std::string();
     };
     const bool autotune = v.flag("data.pipeline.autotune");
-
-    const auto estimated = static_cast<std::ptrdiff_t>(out.size());  // where the estimated ones start
-    if (!autotune && prefetch == 0) {
+    auto prefetchAction = [&] {
         const double s = model.speedup(1.0, true);
-        push(catalogue::make(
+        return catalogue::make(
             BoundKind::Input, "Prefetch batches on a background thread", {v.change("data.pipeline.prefetch", 2)},
             "The next batch is made while the step computes: a step takes about the longer of the rest of the step (" +
                 text::fixed(model.rest / static_cast<double>(t.count) * 1e3, 2) + " ms) and input (" +
                 text::fixed(input / static_cast<double>(t.count) * 1e3, 2) + " ms) instead of their sum: " + factor(s) +
                 "." + bound(s),
-            s, "With prefetch 0 every bit of input time is waiting time; prefetching overlaps input with compute."));
+            s, "With prefetch 0 every bit of input time is waiting time; prefetching overlaps input with compute.");
+    };
+    if (!streaming(dataset)) {
+        // IDX data is in memory: prefetch is the one pipeline key that applies to it.
+        if (!autotune && prefetch == 0) push(prefetchAction());
+        push(smallerBatch());
+        out.push_back(catalogue::textOnly(
+            BoundKind::Input, "Look at batch assembly",
+            prefetch == 0 ? "IDX data is held in memory: the input wait is the trainer gathering and scaling the "
+                            "batch's rows."
+                          : "IDX data is held in memory and its batches are prefetched, yet the trainer waits: gathering "
+                            "and scaling a batch's rows takes longer than the rest of a step (a busy core, or pages of "
+                            "the data set swapped out).",
+            "The read and parse keys (parallel reads, map_parallel_calls, cache) apply to streaming data sets only."));
+        return out;
     }
+
+    const auto estimated = static_cast<std::ptrdiff_t>(out.size());  // where the estimated ones start
+    if (!autotune && prefetch == 0) push(prefetchAction());
     const int64_t cycle = v.integer("data.pipeline.cycle_length");
     const bool parallel = v.flag("data.pipeline.parallel_reads");
     if (!autotune && (!parallel || cycle < kCycle)) {

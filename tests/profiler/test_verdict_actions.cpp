@@ -130,8 +130,25 @@ TEST(VerdictActions, InMemoryIdxDataGetsNoPipelineChanges) {
     ProfileInput in = runWithInputFraction(0.25);
     in.experiment["data"] = {{"dataset", "fashion-mnist"}};
     const Verdict v = classify(in);
-    EXPECT_EQ(findAction(v, "data.pipeline.prefetch"), nullptr);
+    EXPECT_EQ(findAction(v, "data.pipeline.prefetch"), nullptr) << "prefetched already (the default, 2)";
     EXPECT_EQ(findAction(v, "data.pipeline.parallel_reads"), nullptr);
+    EXPECT_EQ(findAction(v, "data.pipeline.map_parallel_calls"), nullptr);
+    EXPECT_EQ(findAction(v, "data.pipeline.cache"), nullptr);
+    expectRunnable(v, in);
+}
+
+TEST(VerdictActions, InMemoryIdxDataWithoutPrefetchIsToldToPrefetch) {
+    ProfileInput in = runWithInputFraction(0.25);
+    in.experiment["data"] = {{"dataset", "fashion-mnist"}, {"pipeline", {{"prefetch", 0}}}};
+    const Verdict v = classify(in);
+    ASSERT_EQ(rankOf(v, "data.pipeline.prefetch"), 0u);
+    const Action& first = v.actions.front();
+    EXPECT_EQ(first.changes[0].to, json(2));
+    ASSERT_TRUE(first.expected_speedup.has_value());
+    // The batch is made while the rest of the step (75 %) computes: step / max(rest, input).
+    EXPECT_NEAR(*first.expected_speedup, 1.0 / 0.75, 1e-9);
+    EXPECT_EQ(findAction(v, "data.pipeline.parallel_reads"), nullptr);
+    EXPECT_EQ(findAction(v, "data.pipeline.map_parallel_calls"), nullptr);
     expectRunnable(v, in);
 }
 

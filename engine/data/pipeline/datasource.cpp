@@ -77,7 +77,8 @@ TrainingData openTrainingData(const DataConfig& data, int64_t batch_size, uint64
         out.height = tr.height;
         out.width = tr.width;
         out.num_classes = data.num_classes > 0 ? data.num_classes : std::max(tr.num_classes, test.num_classes);
-        out.train = std::make_unique<InMemoryPipeline>(tr, batch_size, data.shuffle, data.drop_remainder, seed);
+        out.train = std::make_unique<InMemoryPipeline>(tr, batch_size, data.shuffle, data.drop_remainder, seed,
+                                                       data.pipeline.prefetch);
         out.description = std::to_string(tr.count) + " training" +
                           (data.fraction < 1.0 ? subsetNote(data, total, tr.count) : std::string()) + " and " +
                           std::to_string(test.count) + " test examples, " + std::to_string(tr.channels) + "x" +

@@ -495,8 +495,9 @@ void StreamingPipeline::producerLoop() {
                     finishDecode(*decoding_.front());
                     std::unique_lock<std::mutex> lock(qMutex_);
                     if (!stop_ && readyBatches_ >= choice_.prefetch) {
+                        // The trainer does not wake this thread when it takes a batch (consumerpace.h).
                         producerWaiting_ = true;
-                        spaceCv_.wait(lock, [&] { return stop_ || readyBatches_ < choice_.prefetch; });
+                        while (!stop_ && readyBatches_ >= choice_.prefetch) spaceCv_.wait_for(lock, pace_.poll());
                         producerWaiting_ = false;
                     }
                     if (stop_) return;
@@ -549,7 +550,9 @@ BatchView StreamingPipeline::next() {
         static constexpr prof::ZoneSite kReady{"prefetch queue (batches ready)", "pipeline"};
         prof::counter(&kReady, static_cast<double>(readyBatches_));
         prefetch_.fillSamples.fetch_add(1, std::memory_order_relaxed);
+        pace_.taken(t0);
         if (ready_.empty() && !error_) {
+            if (producerWaiting_) spaceCv_.notify_one();  // waiting anyway: the wake costs no step time
             consumerWaiting_ = true;
             qCv_.wait(lock, [&] { return !ready_.empty() || error_; });
             consumerWaiting_ = false;
@@ -558,8 +561,6 @@ BatchView StreamingPipeline::next() {
         handed_ = std::move(ready_.front());
         ready_.pop_front();
         if (!handed_->endOfEpoch) --readyBatches_;
-        // Wake the producer when the queue is half empty, so it refills in bursts.
-        if (producerWaiting_ && readyBatches_ <= choice_.prefetch / 2) spaceCv_.notify_one();
         if (!handed_->endOfEpoch) view = {handed_->x.data(), handed_->y.data(), handed_->count};
     }
     prefetch_.nanos.fetch_add(nanosSince(t0), std::memory_order_relaxed);

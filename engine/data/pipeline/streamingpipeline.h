@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/data/pipeline/consumerpace.h"
 #include "engine/data/pipeline/element.h"
 #include "engine/data/pipeline/inputpipeline.h"
 #include "engine/data/sources/csv.h"
@@ -152,6 +153,7 @@ private:
     std::deque<std::unique_ptr<BatchBuf>> ready_;
     int64_t readyBatches_ = 0;  // in ready_, end-of-epoch markers not counted
     bool producerWaiting_ = false, consumerWaiting_ = false;
+    ConsumerPace pace_;  // the trainer's time between batches, for the producer's polls
     std::vector<std::unique_ptr<BatchBuf>> freeBatches_;
     std::unique_ptr<BatchBuf> handed_;  // the batch the trainer holds
     std::exception_ptr error_;
