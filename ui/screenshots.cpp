@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QTabWidget>
 #include <QThread>
 
@@ -24,6 +25,7 @@
 #include "ui/pages/dashboard/dashboardpage.h"
 #include "ui/pages/experiment/experimentpage.h"
 #include "ui/models/plantablemodel.h"
+#include "ui/pages/plan/layoutsview.h"
 #include "ui/pages/plan/planpage.h"
 #include "ui/pages/inference/inferencepage.h"
 #include "ui/pages/runspage.h"
@@ -150,6 +152,19 @@ bool renderScreenshots(MainWindow& window, const QString& dir) {
     if (fastest) plan->setDeadline(QString::number(*fastest * 1.5, 'g', 2) + QStringLiteral("s"));
     if (cheapest) plan->setBudget(QString::number(*cheapest * 1.5, 'f', 6));
     ok = save(&window, dir + QStringLiteral("/plan.png")) && ok;
+    // Plan, Layouts tab: GPT-3 175B on 1,024 A100 80 GB (the shipped description), when the sources
+    // are at hand.
+    LayoutsView* layouts = plan->layoutsView();
+    if (QFileInfo::exists(QStringLiteral(TRAINBENCH_SOURCE_DIR "/experiments/models/gpt3-175b.json"))) {
+        plan->showLayouts(true);
+        layouts->setModelFile(QStringLiteral(TRAINBENCH_SOURCE_DIR "/experiments/models/gpt3-175b.json"));
+        layouts->setDevice(QStringLiteral("a100-sxm4-80gb"));
+        layouts->setDeviceCount(1024);
+        layouts->plan();
+        waitUntil([&] { return !layouts->busy(); }, 15000);
+        ok = save(&window, dir + QStringLiteral("/plan-layouts.png")) && ok;
+        plan->showLayouts(false);
+    }
 
     // Inference: every load test of the store, once the page has each one whole; then the newest
     // load test's and the newest prediction's dashboards, when the store holds them.

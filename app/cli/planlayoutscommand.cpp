@@ -11,9 +11,8 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/texttable.h"
-#include "app/plan/layoutmodelfile.h"
+#include "app/plan/layoutplan.h"
 #include "app/run/exitcodes.h"
-#include "engine/emulation/devicecatalog.h"
 #include "engine/emulation/layoutsearch.h"
 
 namespace trainbench::cli {
@@ -23,8 +22,8 @@ namespace {
 using nlohmann::json;
 constexpr double kLayoutGiB = 1024.0 * 1024.0 * 1024.0;
 
-std::string layoutSeconds(double s) { return s >= 100 ? fmt("%.0f", s) : s >= 1 ? fmt("%.2f", s) : fmt("%.3f", s); }
-std::string layoutGib(double bytes) { return fmt("%.1f", bytes / kLayoutGiB); }
+using app::layoutGib;
+using app::layoutSeconds;
 
 json layoutJson(const engine::LayoutEstimate& e) {
     const engine::Layout& l = e.layout;
@@ -96,46 +95,37 @@ void printLayouts(const engine::LayoutSearchResult& r, const app::LayoutModel& m
 }  // namespace
 
 int planLayoutsCommand(const PlanLayoutsArgs& a) {
-    app::LayoutModel model;
-    engine::GpuCluster cluster;
-    engine::LayoutSpace space;
-    int64_t batch = 0;
+    app::LayoutPlanOptions o;
+    o.model = a.model;
+    o.device = a.device;
+    o.catalog = a.catalog;
+    o.count = a.count;
+    o.global_batch = a.global_batch;
+    o.order = a.order == "cost" ? engine::LayoutOrder::Cost : engine::LayoutOrder::Time;
+    o.exhaustive = a.exhaustive;
+    o.max_interleave = a.max_interleave;
+    o.node_gpus = a.node_gpus;
+    o.network_gbps = a.network_gbps;
+    o.shard_optimizer = a.shard_optimizer;
+    app::LayoutPlan plan;
     try {
-        model = app::readLayoutModel(a.model);
-        const engine::DeviceCatalog catalog =
-            a.catalog.empty() ? engine::DeviceCatalog::builtin() : engine::DeviceCatalog::load(a.catalog);
-        cluster.device = catalog.get(a.device);
-        if (cluster.device.kind != engine::DeviceKind::Gpu || !cluster.device.links)
-            throw std::invalid_argument("--device " + a.device + ": layout planning needs a GPU with NVLink figures; " +
-                                        a.device + " is a " + engine::deviceKindName(cluster.device.kind));
-        cluster.devices = a.count;
-        cluster.devices_per_node = a.node_gpus;
-        cluster.network_bytes_per_s = a.network_gbps * 1e9 / 8.0;
-        batch = a.global_batch > 0 ? a.global_batch : model.global_batch.value_or(0);
-        if (batch <= 0)
-            throw std::invalid_argument("--global-batch: the model file " + a.model + " gives no global_batch; say how many sequences a step takes");
-        space.recompute.clear();
+        o.recompute.clear();
         for (const std::string& name : a.recompute) {
             const auto r = engine::parseRecompute(name);
             if (!r) throw std::invalid_argument("--recompute: '" + name + "' is not one of none, selective, full");
-            space.recompute.push_back(*r);
+            o.recompute.push_back(*r);
         }
-        space.max_interleave = a.max_interleave;
+        plan = app::planLayouts(o);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "plan-layouts: %s\n", e.what());
         return kExitUsage;
     }
+    const app::LayoutModel& model = plan.model;
+    const engine::GpuCluster& cluster = plan.cluster;
+    const int64_t batch = plan.global_batch;
+    const engine::LayoutSearchResult& r = plan.search;
     engine::LayoutAssumptions assumptions;
     assumptions.shard_optimizer = a.shard_optimizer;
-    const engine::LayoutOrder order = a.order == "cost" ? engine::LayoutOrder::Cost : engine::LayoutOrder::Time;
-    engine::LayoutSearchResult r;
-    try {
-        r = a.exhaustive ? engine::searchLayoutsExhaustive(model.costs, batch, cluster, space, assumptions, order)
-                         : engine::searchLayoutsFast(model.costs, batch, cluster, space, assumptions, order);
-    } catch (const std::invalid_argument& e) {
-        std::fprintf(stderr, "plan-layouts: %s\n", e.what());
-        return kExitUsage;
-    }
     if (a.json) {
         json ranked = json::array(), rejected = json::array();
         for (size_t i = 0; i < r.ranked.size() && static_cast<int>(i) < a.top; ++i) ranked.push_back(layoutJson(r.ranked[i]));

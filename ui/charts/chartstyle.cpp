@@ -29,7 +29,7 @@ struct Category {
 // Input wait in orange (the colour users look for first), compute in blues and green,
 // communication in red, the rest in greys and muted tones.
 // Memory parts follow the same idea: weights in blues, optimizer state green, activations orange.
-constexpr std::array<Category, 14> kCategories = {{
+constexpr std::array<Category, 19> kCategories = {{
     {"input", 0xe69f00, 0xf0b429},
     {"forward", 0x0072b2, 0x4fa3e0},
     {"backward", 0x56b4e9, 0x8fd0f5},
@@ -44,6 +44,13 @@ constexpr std::array<Category, 14> kCategories = {{
     {"optimizer state", 0x009e73, 0x3fc79c},
     {"activations", 0xe69f00, 0xf0b429},
     {"peak RSS", 0x8e8e8e, 0xa8a8a8},
+    // A model-parallel step's parts (the layout planner's): compute as above, waiting in yellow,
+    // each kind of communication in its own warm tone.
+    {"recompute", 0x56b4e9, 0x8fd0f5},
+    {"bubble", 0xf0e442, 0xd8cc3c},
+    {"tensor communication", 0xd55e00, 0xff7f3f},
+    {"pipeline communication", 0xcc79a7, 0xe09cc4},
+    {"data communication", 0x882255, 0xc76b98},
 }};
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -20,6 +21,7 @@
 #include "profiler/plan/quantities.h"
 #include "ui/charts/planchart.h"
 #include "ui/models/plantablemodel.h"
+#include "ui/pages/plan/layoutsview.h"
 #include "ui/pages/plan/planprojector.h"
 #include "ui/store/storeservice.h"
 
@@ -101,12 +103,23 @@ PlanPage::PlanPage(StoreService& store, QWidget* parent) : QWidget(parent), stor
     split->setStretchFactor(0, 2);
     split->setStretchFactor(1, 3);
 
-    auto* layout = new QVBoxLayout(this);
+    auto* accuracy = new QWidget;
+    auto* layout = new QVBoxLayout(accuracy);
     layout->addLayout(limits);
     layout->addLayout(sweep);
     layout->addWidget(problem_);
     layout->addWidget(summary_);
     layout->addWidget(split, 1);
+    // Two questions, one tab each: which configuration reaches the target in time and budget, and
+    // how to split a model too big for one GPU.
+    layouts_ = new LayoutsView;
+    tabs_ = new QTabWidget;
+    tabs_->setDocumentMode(true);
+    tabs_->addTab(accuracy, tr("Time to accuracy"));
+    tabs_->addTab(layouts_, tr("Model layouts"));
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->addWidget(tabs_);
 
     projector_ = new PlanProjector(this);
     debounce_ = new QTimer(this);
@@ -141,6 +154,8 @@ PlanPage::PlanPage(StoreService& store, QWidget* parent) : QWidget(parent), stor
 }
 
 void PlanPage::setTarget(double fraction) { target_->setValue(fraction * 100.0); }
+
+void PlanPage::showLayouts(bool on) { tabs_->setCurrentWidget(on ? static_cast<QWidget*>(layouts_) : tabs_->widget(0)); }
 double PlanPage::target() const { return target_->value() / 100.0; }
 void PlanPage::setDeadline(const QString& text) { deadline_->setText(text); }
 void PlanPage::setBudget(const QString& text) { budget_->setText(text); }

@@ -16,11 +16,13 @@ class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
+class QTabWidget;
 class QTableView;
 class QTimer;
 
 namespace trainbench::ui {
 
+class LayoutsView;
 class PlanChart;
 class PlanProjector;
 class PlanTableModel;
@@ -43,6 +45,9 @@ public:
     // Reads the runs again.
     void refresh();
 
+    // The Layouts tab: how to split a model over GPUs (layout planner).
+    LayoutsView* layoutsView() const { return layouts_; }
+    void showLayouts(bool on);
     PlanTableModel* tableModel() const { return model_; }
     PlanChart* chart() const { return chart_; }
     QString summaryText() const;
@@ -73,6 +78,8 @@ private:
     bool stale_ = true;          // the store changed since the last read
     bool targetTouched_ = false; // the user set a target: the store's runs no longer suggest one
 
+    QTabWidget* tabs_ = nullptr;
+    LayoutsView* layouts_ = nullptr;
     QDoubleSpinBox* target_ = nullptr;
     QLineEdit* deadline_ = nullptr;
     QLineEdit* budget_ = nullptr;
