@@ -22,6 +22,7 @@
 #include "engine/emulation/devicecatalog.h"
 #include "ui/charts/stackedbars.h"
 #include "ui/models/layouttablemodel.h"
+#include "ui/pages/plan/planwidgets.h"
 
 namespace trainbench::ui {
 
@@ -87,23 +88,10 @@ LayoutsView::LayoutsView(QWidget* parent) : QWidget(parent) {
     cluster->addStretch(1);
     cluster->addWidget(planButton_);
 
-    problem_ = new QLabel;
-    problem_->setWordWrap(true);
-    problem_->setStyleSheet(QStringLiteral("color: #c0392b;"));
-    problem_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    problem_->hide();
-    summary_ = new QLabel;
-    summary_->setWordWrap(true);
-    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-
+    problem_ = planwidgets::problemLabel();
+    summary_ = planwidgets::summaryLabel();
     model_ = new LayoutTableModel(this);
-    table_ = new QTableView;
-    table_->setModel(model_);
-    table_->verticalHeader()->hide();
-    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    table_->horizontalHeader()->setStretchLastSection(true);
-    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table_->setWordWrap(false);
+    table_ = planwidgets::rankedTable(model_);
     bars_ = new StackedBars(layoutParts(), QStringLiteral("layout"), tr("per step on the busiest GPU"));
     bars_->setTitle(tr("Step time by part, best layouts"));
     bars_->setMinimumHeight(260);

@@ -23,6 +23,7 @@
 #include "ui/models/plantablemodel.h"
 #include "ui/pages/plan/layoutsview.h"
 #include "ui/pages/plan/planprojector.h"
+#include "ui/pages/plan/planwidgets.h"
 #include "ui/store/storeservice.h"
 
 namespace trainbench::ui {
@@ -80,21 +81,10 @@ PlanPage::PlanPage(StoreService& store, QWidget* parent) : QWidget(parent), stor
     sweep->addWidget(experiment_, 1);
     sweep->addWidget(browse);
 
-    problem_ = new QLabel;
-    problem_->setWordWrap(true);
-    problem_->setStyleSheet(QStringLiteral("color: #c0392b;"));
-    problem_->hide();
-    summary_ = new QLabel;
-    summary_->setWordWrap(true);
-    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    problem_ = planwidgets::problemLabel();
+    summary_ = planwidgets::summaryLabel();
     model_ = new PlanTableModel(this);
-    table_ = new QTableView;
-    table_->setModel(model_);
-    table_->verticalHeader()->hide();
-    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    table_->horizontalHeader()->setStretchLastSection(true);
-    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table_->setWordWrap(false);
+    table_ = planwidgets::rankedTable(model_);
     chart_ = new PlanChart;
     chart_->setMinimumHeight(260);
     auto* split = new QSplitter(Qt::Vertical);
