@@ -101,7 +101,8 @@ int planLayoutsCommand(const PlanLayoutsArgs& a) {
     o.catalog = a.catalog;
     o.count = a.count;
     o.global_batch = a.global_batch;
-    o.order = a.order == "cost" ? engine::LayoutOrder::Cost : engine::LayoutOrder::Time;
+    o.by_cost = a.order == "cost";
+    o.recompute = a.recompute;
     o.exhaustive = a.exhaustive;
     o.max_interleave = a.max_interleave;
     o.node_gpus = a.node_gpus;
@@ -109,12 +110,6 @@ int planLayoutsCommand(const PlanLayoutsArgs& a) {
     o.shard_optimizer = a.shard_optimizer;
     app::LayoutPlan plan;
     try {
-        o.recompute.clear();
-        for (const std::string& name : a.recompute) {
-            const auto r = engine::parseRecompute(name);
-            if (!r) throw std::invalid_argument("--recompute: '" + name + "' is not one of none, selective, full");
-            o.recompute.push_back(*r);
-        }
         plan = app::planLayouts(o);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "plan-layouts: %s\n", e.what());

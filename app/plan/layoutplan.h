@@ -17,10 +17,9 @@ struct LayoutPlanOptions {
     std::string catalog;    // a catalog file; empty: the built-in one
     int count = 0;          // GPUs
     int64_t global_batch = 0;  // 0: the model file's
-    engine::LayoutOrder order = engine::LayoutOrder::Time;
+    bool by_cost = false;      // rank by dollars per step instead of step time
     bool exhaustive = false;   // estimate every layout instead of the fast search's few
-    std::vector<engine::Recompute> recompute{engine::Recompute::None, engine::Recompute::Selective,
-                                             engine::Recompute::Full};
+    std::vector<std::string> recompute{"none", "selective", "full"};
     int max_interleave = 4;
     int node_gpus = 8;
     double network_gbps = 200.0;  // per GPU, each direction
@@ -35,8 +34,47 @@ struct LayoutPlan {
 };
 
 // std::invalid_argument naming what is wrong: the model file (and where in it), a device that is not
-// a GPU with NVLink figures, no batch, no layout that can use the GPUs.
+// a GPU with NVLink figures, no batch, a recomputation that is not one, no layout that can use the GPUs.
 LayoutPlan planLayouts(const LayoutPlanOptions& options);
+
+// The same answer in plain values, for the GUI (which sees no engine type): one layout's figures.
+struct LayoutFigures {
+    std::string layout;  // "d16 p8 t8 b1 selective v4"
+    int data = 1, pipeline = 1, tensor = 1;
+    std::string recompute;  // "none", "selective", "full"
+    double step_seconds = 0, compute_seconds = 0, recompute_seconds = 0, bubble_seconds = 0;
+    double tensor_comm_seconds = 0, pipeline_comm_seconds = 0, data_comm_seconds = 0;  // exposed
+    double optimizer_seconds = 0, overhead_seconds = 0;
+    double weight_bytes = 0, gradient_bytes = 0, optimizer_bytes = 0, activation_bytes = 0, memory_bytes = 0;
+    double capacity_bytes = 0;  // per GPU
+    double model_tflops_per_gpu = 0, hardware_tflops_per_gpu = 0, usd_per_step = 0;
+};
+
+struct RejectedLayoutFigures {
+    std::string layout;  // the first layout rejected for this reason
+    std::string why;
+    int64_t count = 1;   // layouts rejected for the same reason
+};
+
+struct LayoutPlanReport {
+    std::string model;  // its name
+    double parameters = 0;
+    int64_t layers = 0, hidden = 0, heads = 0, sequence = 0;
+    std::string device;
+    int devices = 0, devices_per_node = 0;
+    int64_t global_batch = 0;
+    bool by_cost = false, exhaustive = false;
+    int64_t evaluated = 0, candidates = 0;
+    std::vector<LayoutFigures> ranked;             // fit, best first
+    std::vector<RejectedLayoutFigures> rejected;   // memory first (nearest to fitting first), then structural
+    // When nothing fits: per recomputation option, the fewest GPUs one replica fits on.
+    std::vector<LayoutFigures> splits;
+};
+
+// planLayouts() as a report (the splits worked out when nothing fits).
+LayoutPlanReport layoutPlanReport(const LayoutPlanOptions& options);
+// The GPUs the planner can split over: the built-in catalog's GPUs with NVLink figures.
+std::vector<std::string> layoutPlannerGpus();
 
 // The planner's figures as its table prints them: seconds to 3 significant places ("19.41", "0.458"),
 // bytes in GiB to one decimal.

@@ -50,19 +50,19 @@ private slots:
         QVERIFY2(view.problemText().isEmpty(), qPrintable(view.problemText()));
         const LayoutPlanResult& r = view.result();
         QVERIFY(r.plan);
-        const auto& ranked = r.plan->search.ranked;
+        const auto& ranked = r.plan->ranked;
         QVERIFY(ranked.size() >= 3);
-        QCOMPARE(r.plan->global_batch, 1536);
+        QCOMPARE(r.plan->global_batch, int64_t{1536});
 
         // The table: the best layouts in rank order, formatted as plan-layouts prints them.
         const LayoutTableModel* m = view.tableModel();
         QCOMPARE(m->rowCount(), std::min<int>(LayoutsView::kTableRows, static_cast<int>(ranked.size())));
         for (int row = 0; row < m->rowCount(); ++row) {
             const auto& e = ranked[static_cast<size_t>(row)];
-            QCOMPARE(cell(m, row, LayoutTableModel::Layout), QString::fromStdString(e.layout.text()));
-            QCOMPARE(cell(m, row, LayoutTableModel::Step), QString::fromStdString(app::layoutSeconds(e.step_s)));
-            QCOMPARE(cell(m, row, LayoutTableModel::Memory), QString::fromStdString(app::layoutGib(e.memoryBytes())));
-            QVERIFY2(e.memoryBytes() <= e.capacity_bytes, "every layout shown fits");
+            QCOMPARE(cell(m, row, LayoutTableModel::Layout), QString::fromStdString(e.layout));
+            QCOMPARE(cell(m, row, LayoutTableModel::Step), QString::fromStdString(app::layoutSeconds(e.step_seconds)));
+            QCOMPARE(cell(m, row, LayoutTableModel::Memory), QString::fromStdString(app::layoutGib(e.memory_bytes)));
+            QVERIFY2(e.memory_bytes <= e.capacity_bytes, "every layout shown fits");
             if (row > 0)
                 QVERIFY(m->index(row, LayoutTableModel::Step).data(LayoutTableModel::SortRole).toDouble() >=
                         m->index(row - 1, LayoutTableModel::Step).data(LayoutTableModel::SortRole).toDouble());
@@ -71,9 +71,9 @@ private slots:
         std::set<std::tuple<int, int, int>> meshes;
         bool reported = false;
         for (const auto& e : ranked) {
-            meshes.insert({e.layout.data, e.layout.pipeline, e.layout.tensor});
+            meshes.insert({e.data, e.pipeline, e.tensor});
             if (meshes.size() > 3) break;
-            reported = reported || (e.layout.data == 8 && e.layout.pipeline == 16 && e.layout.tensor == 8);
+            reported = reported || (e.data == 8 && e.pipeline == 16 && e.tensor == 8);
         }
         QVERIFY(reported);
 
@@ -82,17 +82,17 @@ private slots:
         QCOMPARE(static_cast<int>(bars->rows().size()), std::min<int>(LayoutsView::kBars, static_cast<int>(ranked.size())));
         for (size_t i = 0; i < bars->rows().size(); ++i) {
             const StackedRow& row = bars->rows()[i];
-            QVERIFY(row.label.endsWith(QString::fromStdString(ranked[i].layout.text())));
-            QVERIFY(std::abs(row.total() - ranked[i].step_s) <= 1e-9 * ranked[i].step_s);
-            QCOMPARE(row.seconds[0], ranked[i].compute_s);
-            QCOMPARE(row.seconds[2], ranked[i].bubble_s);
+            QVERIFY(row.label.endsWith(QString::fromStdString(ranked[i].layout)));
+            QVERIFY(std::abs(row.total() - ranked[i].step_seconds) <= 1e-9 * ranked[i].step_seconds);
+            QCOMPARE(row.seconds[0], ranked[i].compute_seconds);
+            QCOMPARE(row.seconds[2], ranked[i].bubble_seconds);
         }
         QVERIFY(bars->csv().startsWith("layout,compute_seconds,recompute_seconds,bubble_seconds,tensor_comm_seconds,"));
         QCOMPARE(bars->barLabels().size(), static_cast<qsizetype>(bars->rows().size()));
 
         // The rejected: memory first, nearest to fitting first, each saying why.
         QTreeWidget* rejected = view.rejectedList();
-        QCOMPARE(rejected->topLevelItemCount(), static_cast<int>(r.plan->search.rejected.size()));
+        QCOMPARE(rejected->topLevelItemCount(), static_cast<int>(r.plan->rejected.size()));
         QVERIFY(rejected->topLevelItemCount() > 0);
         QVERIFY2(rejected->topLevelItem(0)->text(1).startsWith("memory ") &&
                      rejected->topLevelItem(0)->text(1).contains("> 80.0 GiB per device"),
@@ -100,8 +100,8 @@ private slots:
 
         const QString summary = view.summaryText();
         QVERIFY2(summary.contains("174.6 B parameters") && summary.contains("batch 1536 on 1024 × a100-sxm4-80gb") &&
-                     summary.contains(QStringLiteral("of %1 layouts estimated").arg(r.plan->search.candidates)) &&
-                     summary.contains(QString::fromStdString(ranked.front().layout.text())),
+                     summary.contains(QStringLiteral("of %1 layouts estimated").arg(r.plan->candidates)) &&
+                     summary.contains(QString::fromStdString(ranked.front().layout)),
                  qPrintable(summary));
         if (const QByteArray dir = qgetenv("TRAINBENCH_UI_SHOTS"); !dir.isEmpty())
             view.grab().save(QString::fromUtf8(dir) + "/layouts.png");
@@ -115,9 +115,9 @@ private slots:
         view.setByCost(true);
         view.setExhaustive(true);
         planAndWait(view);
-        const auto& ranked = view.result().plan->search.ranked;
+        const auto& ranked = view.result().plan->ranked;
         QVERIFY(!ranked.empty());
-        QCOMPARE(view.result().plan->search.evaluated, view.result().plan->search.candidates);
+        QCOMPARE(view.result().plan->evaluated, view.result().plan->candidates);
         for (size_t i = 1; i < ranked.size(); ++i) QVERIFY(ranked[i].usd_per_step >= ranked[i - 1].usd_per_step);
         QVERIFY(view.summaryText().contains("Exhaustive search"));
     }

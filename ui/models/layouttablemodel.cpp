@@ -31,21 +31,21 @@ constexpr ColumnInfo kColumns[LayoutTableModel::ColumnCount] = {
     {"$/step", "Dollars per step for all the GPUs at the catalog's price"},
 };
 
-double value(const engine::LayoutEstimate& e, int column, size_t rank) {
+double value(const app::LayoutFigures& e, int column, size_t rank) {
     switch (column) {
         case LayoutTableModel::Rank: return static_cast<double>(rank + 1);
-        case LayoutTableModel::Step: return e.step_s;
-        case LayoutTableModel::Compute: return e.compute_s;
-        case LayoutTableModel::Recompute: return e.recompute_s;
-        case LayoutTableModel::Bubble: return e.bubble_s;
-        case LayoutTableModel::TensorComm: return e.tensor_comm_s;
-        case LayoutTableModel::PipelineComm: return e.pipeline_comm_s;
-        case LayoutTableModel::DataComm: return e.data_comm_s;
+        case LayoutTableModel::Step: return e.step_seconds;
+        case LayoutTableModel::Compute: return e.compute_seconds;
+        case LayoutTableModel::Recompute: return e.recompute_seconds;
+        case LayoutTableModel::Bubble: return e.bubble_seconds;
+        case LayoutTableModel::TensorComm: return e.tensor_comm_seconds;
+        case LayoutTableModel::PipelineComm: return e.pipeline_comm_seconds;
+        case LayoutTableModel::DataComm: return e.data_comm_seconds;
         case LayoutTableModel::Weights: return e.weight_bytes;
         case LayoutTableModel::Gradients: return e.gradient_bytes;
         case LayoutTableModel::Optimizer: return e.optimizer_bytes;
         case LayoutTableModel::Activations: return e.activation_bytes;
-        case LayoutTableModel::Memory: return e.memoryBytes();
+        case LayoutTableModel::Memory: return e.memory_bytes;
         case LayoutTableModel::ModelTflops: return e.model_tflops_per_gpu;
         case LayoutTableModel::HardwareTflops: return e.hardware_tflops_per_gpu;
         case LayoutTableModel::DollarsPerStep: return e.usd_per_step;
@@ -53,11 +53,11 @@ double value(const engine::LayoutEstimate& e, int column, size_t rank) {
     }
 }
 
-QString text(const engine::LayoutEstimate& e, int column, size_t rank) {
+QString text(const app::LayoutFigures& e, int column, size_t rank) {
     const double v = value(e, column, rank);
     switch (column) {
         case LayoutTableModel::Rank: return QString::number(rank + 1);
-        case LayoutTableModel::Layout: return QString::fromStdString(e.layout.text());
+        case LayoutTableModel::Layout: return QString::fromStdString(e.layout);
         case LayoutTableModel::Weights:
         case LayoutTableModel::Gradients:
         case LayoutTableModel::Optimizer:
@@ -74,7 +74,7 @@ QString text(const engine::LayoutEstimate& e, int column, size_t rank) {
 
 LayoutTableModel::LayoutTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void LayoutTableModel::setLayouts(std::vector<engine::LayoutEstimate> layouts) {
+void LayoutTableModel::setLayouts(std::vector<app::LayoutFigures> layouts) {
     beginResetModel();
     layouts_ = std::move(layouts);
     endResetModel();
@@ -89,11 +89,11 @@ int LayoutTableModel::columnCount(const QModelIndex& parent) const { return pare
 QVariant LayoutTableModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount) return {};
     const size_t row = static_cast<size_t>(index.row());
-    const engine::LayoutEstimate& e = layouts_[row];
+    const app::LayoutFigures& e = layouts_[row];
     switch (role) {
         case Qt::DisplayRole: return text(e, index.column(), row);
         case SortRole:
-            return index.column() == Layout ? QVariant(QString::fromStdString(e.layout.text()))
+            return index.column() == Layout ? QVariant(QString::fromStdString(e.layout))
                                             : QVariant(value(e, index.column(), row));
         case Qt::TextAlignmentRole:
             return index.column() == Layout ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)

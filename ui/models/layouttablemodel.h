@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "engine/emulation/layoutmodel.h"
+#include "app/plan/layoutplan.h"
 
 namespace trainbench::ui {
 
@@ -22,8 +22,8 @@ public:
 
     explicit LayoutTableModel(QObject* parent = nullptr);
 
-    void setLayouts(std::vector<engine::LayoutEstimate> layouts);
-    const std::vector<engine::LayoutEstimate>& layouts() const { return layouts_; }
+    void setLayouts(std::vector<app::LayoutFigures> layouts);
+    const std::vector<app::LayoutFigures>& layouts() const { return layouts_; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -31,7 +31,7 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
-    std::vector<engine::LayoutEstimate> layouts_;
+    std::vector<app::LayoutFigures> layouts_;
 };
 
 }  // namespace trainbench::ui

@@ -19,7 +19,6 @@
 #include <algorithm>
 #include <exception>
 
-#include "engine/emulation/devicecatalog.h"
 #include "ui/charts/stackedbars.h"
 #include "ui/models/layouttablemodel.h"
 #include "ui/pages/plan/planwidgets.h"
@@ -130,8 +129,7 @@ LayoutsView::LayoutsView(QWidget* parent) : QWidget(parent) {
 
 QStringList LayoutsView::devices() const {
     QStringList out;
-    for (const engine::DeviceSpec& d : engine::DeviceCatalog::builtin().devices())
-        if (d.kind == engine::DeviceKind::Gpu && d.links) out << str(d.id);
+    for (const std::string& id : app::layoutPlannerGpus()) out << str(id);
     return out;
 }
 
@@ -153,7 +151,7 @@ app::LayoutPlanOptions LayoutsView::options() const {
     o.device = device_->currentText().toStdString();
     o.count = count_->value();
     o.global_batch = batch_->value();
-    o.order = order_->currentIndex() == 1 ? engine::LayoutOrder::Cost : engine::LayoutOrder::Time;
+    o.by_cost = order_->currentIndex() == 1;
     o.exhaustive = exhaustive_->isChecked();
     return o;
 }
@@ -168,14 +166,7 @@ LayoutPlanResult LayoutsView::search(const app::LayoutPlanOptions& options) {
     QElapsedTimer clock;
     clock.start();
     try {
-        auto plan = std::make_shared<const app::LayoutPlan>(app::planLayouts(options));
-        if (plan->search.ranked.empty()) {
-            engine::LayoutAssumptions assumptions;
-            assumptions.shard_optimizer = options.shard_optimizer;
-            const int64_t replicaBatch = std::max<int64_t>(1, plan->global_batch / std::max(1, plan->cluster.devices));
-            r.splits = engine::splitsThatFit(plan->model.costs, replicaBatch, plan->cluster, assumptions);
-        }
-        r.plan = std::move(plan);
+        r.plan = std::make_shared<const app::LayoutPlanReport>(app::layoutPlanReport(options));
     } catch (const std::exception& e) {
         r.error = str(e.what());
     }
@@ -196,20 +187,20 @@ void LayoutsView::plan() {
 
 void LayoutsView::display(const LayoutPlanResult& r) {
     result_ = r;
-    std::vector<engine::LayoutEstimate> ranked;
+    std::vector<app::LayoutFigures> ranked;
     std::vector<StackedRow> rows;
     rejected_->clear();
     if (r.plan) {
-        const engine::LayoutSearchResult& s = r.plan->search;
-        ranked.assign(s.ranked.begin(), s.ranked.begin() + std::min<ptrdiff_t>(kTableRows, std::ssize(s.ranked)));
-        for (size_t i = 0; i < s.ranked.size() && i < static_cast<size_t>(kBars); ++i) {
-            const engine::LayoutEstimate& e = s.ranked[i];
-            rows.push_back({QStringLiteral("%1. %2").arg(i + 1).arg(str(e.layout.text())),
-                            {e.compute_s, e.recompute_s, e.bubble_s, e.tensor_comm_s, e.pipeline_comm_s, e.data_comm_s,
-                             e.optimizer_s + e.overhead_s}});
+        const app::LayoutPlanReport& p = *r.plan;
+        ranked.assign(p.ranked.begin(), p.ranked.begin() + std::min<ptrdiff_t>(kTableRows, std::ssize(p.ranked)));
+        for (size_t i = 0; i < p.ranked.size() && i < static_cast<size_t>(kBars); ++i) {
+            const app::LayoutFigures& e = p.ranked[i];
+            rows.push_back({QStringLiteral("%1. %2").arg(i + 1).arg(str(e.layout)),
+                            {e.compute_seconds, e.recompute_seconds, e.bubble_seconds, e.tensor_comm_seconds,
+                             e.pipeline_comm_seconds, e.data_comm_seconds, e.optimizer_seconds + e.overhead_seconds}});
         }
-        for (const engine::RejectedLayout& x : s.rejected) {
-            auto* item = new QTreeWidgetItem({str(x.layout.text()), str(x.why), QString::number(x.count)});
+        for (const app::RejectedLayoutFigures& x : p.rejected) {
+            auto* item = new QTreeWidgetItem({str(x.layout), str(x.why), QString::number(x.count)});
             item->setToolTip(1, str(x.why));
             item->setTextAlignment(2, Qt::AlignRight | Qt::AlignVCenter);
             rejected_->addTopLevelItem(item);
@@ -226,50 +217,48 @@ void LayoutsView::display(const LayoutPlanResult& r) {
 
 QString LayoutsView::problemText() const {
     if (!result_.error.isEmpty()) return result_.error;
-    if (!result_.plan || !result_.plan->search.ranked.empty()) return {};
-    const app::LayoutPlan& p = *result_.plan;
-    QString text = tr("No layout of %1 × %2 fits memory.").arg(p.cluster.devices).arg(str(p.cluster.device.id));
+    if (!result_.plan || !result_.plan->ranked.empty()) return {};
+    const app::LayoutPlanReport& p = *result_.plan;
+    QString text = tr("No layout of %1 × %2 fits memory.").arg(p.devices).arg(str(p.device));
     // What it would take: per recomputation option, the fewest GPUs one replica fits on.
-    for (const engine::LayoutEstimate& e : result_.splits)
+    for (const app::LayoutFigures& e : p.splits)
         text += tr(" With %1 recomputation one replica fits on %2 GPUs as p%3 t%4 (%5 GiB per GPU).")
-                    .arg(QString::fromLatin1(engine::recomputeName(e.layout.recompute)))
-                    .arg(e.layout.devices())
-                    .arg(e.layout.pipeline)
-                    .arg(e.layout.tensor)
-                    .arg(str(app::layoutGib(e.memoryBytes())));
+                    .arg(str(e.recompute))
+                    .arg(e.data * e.pipeline * e.tensor)
+                    .arg(e.pipeline)
+                    .arg(e.tensor)
+                    .arg(str(app::layoutGib(e.memory_bytes)));
     return text;
 }
 
 QString LayoutsView::summaryText() const {
     if (!result_.plan) return {};
-    const app::LayoutPlan& p = *result_.plan;
-    const engine::TransformerShape& shape = p.model.costs.shape;
-    const engine::LayoutSearchResult& s = p.search;
+    const app::LayoutPlanReport& p = *result_.plan;
     QString text = tr("%1: %2 parameters, %3 layers, hidden %4, %5 heads, sequence %6; batch %7 on %8 × %9 (%10 per node). ")
-                       .arg(str(shape.name), parameters(p.model.costs.params()))
-                       .arg(shape.layers)
-                       .arg(shape.hidden)
-                       .arg(shape.heads)
-                       .arg(shape.sequence)
+                       .arg(str(p.model), parameters(p.parameters))
+                       .arg(p.layers)
+                       .arg(p.hidden)
+                       .arg(p.heads)
+                       .arg(p.sequence)
                        .arg(p.global_batch)
-                       .arg(p.cluster.devices)
-                       .arg(str(p.cluster.device.id))
-                       .arg(p.cluster.devices_per_node);
+                       .arg(p.devices)
+                       .arg(str(p.device))
+                       .arg(p.devices_per_node);
     const QString took = result_.seconds >= 1.0 ? tr("%1 s").arg(result_.seconds, 0, 'f', 1)
                                                  : tr("%1 ms").arg(std::max(1.0, result_.seconds * 1e3), 0, 'f', 0);
     text += tr("%1 search: %2 of %3 layouts estimated (%4 %) in %5, %6 fit.")
-                .arg(result_.options.exhaustive ? tr("Exhaustive") : tr("Fast"))
-                .arg(s.evaluated)
-                .arg(s.candidates)
-                .arg(100.0 * static_cast<double>(s.evaluated) / static_cast<double>(std::max<int64_t>(1, s.candidates)), 0, 'f', 1)
+                .arg(p.exhaustive ? tr("Exhaustive") : tr("Fast"))
+                .arg(p.evaluated)
+                .arg(p.candidates)
+                .arg(100.0 * static_cast<double>(p.evaluated) / static_cast<double>(std::max<int64_t>(1, p.candidates)), 0, 'f', 1)
                 .arg(took)
-                .arg(s.ranked.size());
-    if (!s.ranked.empty()) {
-        const engine::LayoutEstimate& best = s.ranked.front();
+                .arg(p.ranked.size());
+    if (!p.ranked.empty()) {
+        const app::LayoutFigures& best = p.ranked.front();
         text += tr(" Best %1: %2: %3 s per step, %4 TFLOP/s per GPU, $%5 per step.")
-                    .arg(result_.options.order == engine::LayoutOrder::Cost ? tr("by cost") : tr("by step time"))
-                    .arg(str(best.layout.text()))
-                    .arg(str(app::layoutSeconds(best.step_s)))
+                    .arg(p.by_cost ? tr("by cost") : tr("by step time"))
+                    .arg(str(best.layout))
+                    .arg(str(app::layoutSeconds(best.step_seconds)))
                     .arg(best.model_tflops_per_gpu, 0, 'f', 1)
                     .arg(best.usd_per_step, 0, 'f', 2);
     }

@@ -1,13 +1,12 @@
 #pragma once
 // Plan page, Layouts tab: how to split a transformer over N GPUs, as `trainbench-cli plan-layouts`
 // answers it. The user picks a model (a description file or an ONNX graph), a GPU of the catalog,
-// the GPU count, the global batch and the order; the search (app::planLayouts) runs off the GUI
+// the GPU count, the global batch and the order; the search (app::layoutPlanReport) runs off the GUI
 // thread and the tab shows the layouts that fit, ranked, with Calculon's per-layout figures in a
 // table, the best layouts' step time by part as stacked bars, and every rejected layout with why.
 #include <QWidget>
 
 #include <memory>
-#include <vector>
 
 #include "app/plan/layoutplan.h"
 #include "ui/jobs/jobtracker.h"
@@ -29,9 +28,7 @@ class StackedBars;
 // What one search was asked and what it found (or why it could not run).
 struct LayoutPlanResult {
     app::LayoutPlanOptions options;
-    std::shared_ptr<const app::LayoutPlan> plan;  // null when it failed
-    // When no layout fits: per recomputation option, the fewest GPUs one replica fits on.
-    std::vector<engine::LayoutEstimate> splits;
+    std::shared_ptr<const app::LayoutPlanReport> plan;  // null when it failed
     QString error;
     double seconds = 0.0;  // how long the search took
 };
