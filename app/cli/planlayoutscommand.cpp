@@ -119,8 +119,6 @@ int planLayoutsCommand(const PlanLayoutsArgs& a) {
     const engine::GpuCluster& cluster = plan.cluster;
     const int64_t batch = plan.global_batch;
     const engine::LayoutSearchResult& r = plan.search;
-    engine::LayoutAssumptions assumptions;
-    assumptions.shard_optimizer = a.shard_optimizer;
     if (a.json) {
         json ranked = json::array(), rejected = json::array();
         for (size_t i = 0; i < r.ranked.size() && static_cast<int>(i) < a.top; ++i) ranked.push_back(layoutJson(r.ranked[i]));
@@ -140,8 +138,7 @@ int planLayoutsCommand(const PlanLayoutsArgs& a) {
     if (r.ranked.empty()) {
         std::fprintf(stderr, "plan-layouts: no layout of %d x %s fits memory\n", cluster.devices, cluster.device.id.c_str());
         // What it would take: per recomputation option, the fewest GPUs one replica fits on.
-        const int64_t replicaBatch = std::max<int64_t>(1, batch / cluster.devices);
-        for (const engine::LayoutEstimate& e : engine::splitsThatFit(model.costs, replicaBatch, cluster, assumptions))
+        for (const engine::LayoutEstimate& e : app::oneReplicaSplits(plan, o))
             std::fprintf(stderr, "  recompute %-9s one replica fits on %d GPUs as p%d t%d: %.1f GiB per GPU (weights %.1f, "
                          "gradients %.1f, optimizer %.1f, activations %.1f)\n",
                          engine::recomputeName(e.layout.recompute), e.layout.devices(), e.layout.pipeline, e.layout.tensor,

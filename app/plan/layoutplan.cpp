@@ -102,13 +102,14 @@ LayoutPlanReport layoutPlanReport(const LayoutPlanOptions& options) {
     r.candidates = plan.search.candidates;
     for (const engine::LayoutEstimate& e : plan.search.ranked) r.ranked.push_back(figuresOf(e));
     for (const engine::RejectedLayout& x : plan.search.rejected) r.rejected.push_back({x.layout.text(), x.why, x.count});
-    if (r.ranked.empty()) {
-        const int64_t replicaBatch = std::max<int64_t>(1, plan.global_batch / std::max(1, plan.cluster.devices));
-        for (const engine::LayoutEstimate& e :
-             engine::splitsThatFit(plan.model.costs, replicaBatch, plan.cluster, assumptionsOf(options)))
-            r.splits.push_back(figuresOf(e));
-    }
+    if (r.ranked.empty())
+        for (const engine::LayoutEstimate& e : oneReplicaSplits(plan, options)) r.splits.push_back(figuresOf(e));
     return r;
+}
+
+std::vector<engine::LayoutEstimate> oneReplicaSplits(const LayoutPlan& plan, const LayoutPlanOptions& options) {
+    const int64_t replicaBatch = std::max<int64_t>(1, plan.global_batch / std::max(1, plan.cluster.devices));
+    return engine::splitsThatFit(plan.model.costs, replicaBatch, plan.cluster, assumptionsOf(options));
 }
 
 std::vector<std::string> layoutPlannerGpus() {

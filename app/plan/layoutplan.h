@@ -37,6 +37,10 @@ struct LayoutPlan {
 // a GPU with NVLink figures, no batch, a recomputation that is not one, no layout that can use the GPUs.
 LayoutPlan planLayouts(const LayoutPlanOptions& options);
 
+// When no layout of the plan fits: per recomputation option, the fewest GPUs one replica (the plan's
+// batch over its GPUs) fits on, with the memory per GPU it needs.
+std::vector<engine::LayoutEstimate> oneReplicaSplits(const LayoutPlan& plan, const LayoutPlanOptions& options);
+
 // The same answer in plain values, for the GUI (which sees no engine type): one layout's figures.
 struct LayoutFigures {
     std::string layout;  // "d16 p8 t8 b1 selective v4"

@@ -23,9 +23,9 @@ using trainbench::testing::TempDir;
 using trainbench::testing::writeExperiment;
 
 TEST(CliPipeline, FollowsOneDevicesLossCurveAndRecordsEveryStage) {
+    TempDir tmp;
+    const std::string db = (tmp.path / "runs.db").string();  // one store: one device trains once
     for (const char* schedule : {"gpipe", "1f1b"}) {
-        TempDir tmp;
-        const std::string db = (tmp.path / "runs.db").string();
         const std::string name = std::string("pipe-") + schedule;
         // Every stage sees the whole batch.
         const auto run = followsOneDevice(tmp, db, name,

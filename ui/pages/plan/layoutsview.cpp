@@ -158,7 +158,6 @@ app::LayoutPlanOptions LayoutsView::options() const {
 
 LayoutPlanResult LayoutsView::search(const app::LayoutPlanOptions& options) {
     LayoutPlanResult r;
-    r.options = options;
     if (options.model.empty()) {
         r.error = tr("Choose a model: a transformer description (experiments/models/gpt3-175b.json) or an ONNX graph.");
         return r;

@@ -27,7 +27,6 @@ class StackedBars;
 
 // What one search was asked and what it found (or why it could not run).
 struct LayoutPlanResult {
-    app::LayoutPlanOptions options;
     std::shared_ptr<const app::LayoutPlanReport> plan;  // null when it failed
     QString error;
     double seconds = 0.0;  // how long the search took
